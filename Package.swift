@@ -1,0 +1,62 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "savingsd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "savingsd", targets: ["savingsd"]),
+        .executable(name: "savingsctl", targets: ["savingsctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "SavingsCore", swiftSettings: strict),
+        .target(
+            name: "SavingsStore",
+            dependencies: ["SavingsCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .target(name: "SavingsRPC", dependencies: ["SavingsCore"], swiftSettings: strict),
+        .target(
+            name: "SavingsDaemon",
+            dependencies: [
+                "SavingsCore", "SavingsStore", "SavingsRPC", "CSystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "savingsd",
+            dependencies: ["SavingsDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "savingsctl",
+            dependencies: ["SavingsRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SavingsCoreTests", dependencies: ["SavingsCore"], swiftSettings: strict),
+        .testTarget(name: "SavingsStoreTests", dependencies: ["SavingsStore"], swiftSettings: strict),
+        .testTarget(name: "SavingsRPCTests", dependencies: ["SavingsRPC"], swiftSettings: strict),
+        .testTarget(name: "SavingsDaemonTests", dependencies: ["SavingsDaemon"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["SavingsRPC"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Exact decimal amounts: strict parsing from wire/config text and fixed-scale formatting.
+///
+/// Amounts are `Foundation.Decimal` (38 significant digits). Text is parsed by hand so that
+/// `0.1` is exactly one tenth and sloppy inputs ("1,5", "NaN", " 12", "1e400") are refused.
+public enum Amount {
+    /// Most fractional digits an amount may carry (asset units).
+    public static let maxFractionDigits = 18
+    /// Most significant digits `Decimal` holds exactly.
+    public static let maxSignificantDigits = 38
+
+    /// Parses a JSON-number-shaped decimal literal (`-12.50`, `0.1`, `1e3`).
+    public static func parse(_ text: String, field: String = "amount") throws -> Decimal {
+        func fail(_ reason: String) -> DomainError {
+            DomainError(.invalidAmount, "\(field): \(reason)", details: ["field": field])
+        }
+        var bytes = Array(text.utf8)[...]
+        if bytes.isEmpty { throw fail("an amount is required, got an empty string") }
+        var negative = false
+        if bytes.first == UInt8(ascii: "-") {
+            negative = true
+            bytes = bytes.dropFirst()
+        } else if bytes.first == UInt8(ascii: "+") {
+            bytes = bytes.dropFirst()
+        }
+        let isDigit: (UInt8) -> Bool = { $0 >= 48 && $0 <= 57 }
+        let intPart = bytes.prefix(while: isDigit)
+        bytes = bytes.dropFirst(intPart.count)
+        var fracPart = ArraySlice<UInt8>()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            fracPart = bytes.prefix(while: isDigit)
+            bytes = bytes.dropFirst(fracPart.count)
+            if fracPart.isEmpty { throw fail("'\(text)' is not a decimal number (digits must follow the point)") }
+        }
+        if intPart.isEmpty && fracPart.isEmpty {
+            throw fail("'\(text)' is not a decimal number")
+        }
+        var exponent = 0
+        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            var expNegative = false
+            if let s = bytes.first, s == UInt8(ascii: "-") || s == UInt8(ascii: "+") {
+                expNegative = s == UInt8(ascii: "-")
+                bytes = bytes.dropFirst()
+            }
+            let expDigits = bytes.prefix(while: isDigit)
+            bytes = bytes.dropFirst(expDigits.count)
+            guard !expDigits.isEmpty, expDigits.count <= 3, let value = Int(String(decoding: expDigits, as: UTF8.self)), value <= 60 else {
+                throw fail("'\(text)' has an exponent out of range")
+            }
+            exponent = expNegative ? -value : value
+        }
+        if !bytes.isEmpty { throw fail("'\(text)' is not a decimal number") }
+
+        // Normalise to plain digits and a scale, then check the limits.
+        var digits = Array(intPart) + Array(fracPart)
+        var scale = fracPart.count - exponent
+        if scale < 0 {
+            digits += Array(repeating: UInt8(ascii: "0"), count: -scale)
+            scale = 0
+        }
+        while scale > 0, digits.last == UInt8(ascii: "0") {
+            digits.removeLast()
+            scale -= 1
+        }
+        while digits.count > 1, digits.first == UInt8(ascii: "0") { digits.removeFirst() }
+        if scale > maxFractionDigits {
+            throw fail("'\(text)' has more than \(maxFractionDigits) decimal places")
+        }
+        let significant = digits.drop(while: { $0 == UInt8(ascii: "0") }).count
+        if significant > maxSignificantDigits {
+            throw fail("'\(text)' has more than \(maxSignificantDigits) significant digits")
+        }
+        var plain = String(decoding: digits, as: UTF8.self)
+        if scale > 0 {
+            if plain.count <= scale { plain = String(repeating: "0", count: scale - plain.count + 1) + plain }
+            plain.insert(".", at: plain.index(plain.endIndex, offsetBy: -scale))
+        }
+        guard var value = Decimal(string: plain, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw fail("'\(text)' is not a decimal number")
+        }
+        if negative { value.negate() }
+        return value
+    }
+
+    /// Number of fractional digits the value carries once trailing zeros are ignored.
+    public static func fractionDigits(of value: Decimal) -> Int {
+        let text = plainText(value)
+        guard let dot = text.firstIndex(of: ".") else { return 0 }
+        return text[text.index(after: dot)...].count
+    }
+
+    /// Rounds half-even to `scale` places and prints exactly `scale` fractional digits.
+    public static func format(_ value: Decimal, scale: Int) -> String {
+        var input = value
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &input, scale, .bankers)
+        var text = plainText(rounded)
+        if text == "-0" { text = "0" }
+        guard scale > 0 else { return text }
+        if let dot = text.firstIndex(of: ".") {
+            let have = text.distance(from: text.index(after: dot), to: text.endIndex)
+            return text + String(repeating: "0", count: max(0, scale - have))
+        }
+        return text + "." + String(repeating: "0", count: scale)
+    }
+
+    /// The shortest exact decimal text of the value (no exponent).
+    public static func plainText(_ value: Decimal) -> String {
+        value.description
+    }
+}

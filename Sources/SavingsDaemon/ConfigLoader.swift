@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import SavingsCore
+
+/// A configuration problem: where it is and why, so the operator can fix it.
+public struct ConfigError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// What the command line said; `nil` means "not given".
+public struct DaemonOptions: Sendable, Equatable {
+    public var socket: String?
+    public var database: String?
+    public var config: String?
+    public var logLevel: String?
+    public var system: Bool
+
+    public init(socket: String? = nil, database: String? = nil, config: String? = nil, logLevel: String? = nil, system: Bool = false) {
+        self.socket = socket
+        self.database = database
+        self.config = config
+        self.logLevel = logLevel
+        self.system = system
+    }
+}
+
+/// Builds the effective configuration: flag > environment > file > default.
+public enum ConfigLoader {
+    struct Setting: Sendable {
+        var key: String
+        var environment: String?
+        var flag: (@Sendable (DaemonOptions) -> String?)?
+        var apply: @Sendable (inout DaemonConfig, TOMLReader.Value) throws(ConfigError) -> Void
+        var render: @Sendable (DaemonConfig) -> String
+    }
+
+    static let settings: [Setting] = [
+        Setting(key: "log_level", environment: "SAVINGSD_LOG_LEVEL", flag: { $0.logLevel },
+                apply: { config, value throws(ConfigError) in config.logLevel = try logLevel(value) },
+                render: { quoted($0.logLevel.rawValue) }),
+        Setting(key: "timezone", environment: "SAVINGSD_TIMEZONE", flag: nil,
+                apply: { config, value throws(ConfigError) in
+                    let name = try string(value)
+                    guard let zone = TimeZone(identifier: name) else {
+                        throw ConfigError(message: "unknown time zone '\(name)' (use an IANA name such as Europe/Berlin)")
+                    }
+                    config.timeZone = zone
+                },
+                render: { quoted($0.timeZone.identifier) }),
+        Setting(key: "rpc.socket", environment: "SAVINGSD_SOCKET", flag: { $0.socket },
+                apply: { config, value throws(ConfigError) in config.socketPath = try absolutePath(value) },
+                render: { quoted($0.socketPath) }),
+        Setting(key: "rpc.max_line_bytes", environment: "SAVINGSD_MAX_LINE_BYTES", flag: nil,
+                apply: { config, value throws(ConfigError) in
+                    config.maxLineBytes = try integer(value, in: 1024...(64 << 20))
+                },
+                render: { String($0.maxLineBytes) }),
+        Setting(key: "database.path", environment: "SAVINGSD_DATABASE", flag: { $0.database },
+                apply: { config, value throws(ConfigError) in config.databasePath = try absolutePath(value) },
+                render: { quoted($0.databasePath) }),
+    ]
+
+    /// Loads the configuration. `readFile` returns nil when the file does not exist.
+    public static func load(
+        options: DaemonOptions, environment: [String: String], uid: UInt32,
+        readFile: (String) throws -> String?
+    ) throws(ConfigError) -> DaemonConfig {
+        let defaults = DefaultPaths.resolve(environment: environment, system: options.system, uid: uid)
+        let explicitFile = options.config ?? environment["SAVINGSD_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let filePath = explicitFile ?? defaults.config
+        let text: String?
+        do {
+            text = try readFile(filePath)
+        } catch {
+            throw ConfigError(message: "\(filePath): cannot read: \(error)")
+        }
+        if text == nil, explicitFile != nil {
+            throw ConfigError(message: "\(filePath): configuration file not found")
+        }
+        var config = DaemonConfig(mode: defaults.mode, socketPath: defaults.socket, databasePath: defaults.database,
+                                  configFile: text == nil ? nil : filePath)
+        let settingsByKey = Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0) })
+
+        if let text {
+            let entries: [TOMLReader.Entry]
+            do {
+                entries = try TOMLReader.read(text)
+            } catch {
+                throw ConfigError(message: "\(filePath):\(error.line): \(error.reason)")
+            }
+            for entry in entries {
+                guard let setting = settingsByKey[entry.key] else {
+                    throw ConfigError(message: "\(filePath):\(entry.line): unknown key '\(entry.key)' (known: \(settings.map(\.key).joined(separator: ", ")))")
+                }
+                do {
+                    try setting.apply(&config, entry.value)
+                } catch {
+                    throw ConfigError(message: "\(filePath):\(entry.line): \(entry.key): \(error.message)")
+                }
+                config.sources[entry.key] = "\(filePath):\(entry.line)"
+            }
+        }
+        for setting in settings {
+            if let name = setting.environment, let raw = environment[name], !raw.isEmpty {
+                do {
+                    try setting.apply(&config, .fromText(raw))
+                } catch {
+                    throw ConfigError(message: "environment \(name): \(error.message)")
+                }
+                config.sources[setting.key] = "environment \(name)"
+            }
+            if let flag = setting.flag, let raw = flag(options) {
+                do {
+                    try setting.apply(&config, .fromText(raw))
+                } catch {
+                    throw ConfigError(message: "--\(setting.key.split(separator: ".").last!.replacingOccurrences(of: "_", with: "-")): \(error.message)")
+                }
+                config.sources[setting.key] = "command line"
+            }
+        }
+        return config
+    }
+
+    // MARK: - Value checks
+
+    private static func string(_ value: TOMLReader.Value) throws(ConfigError) -> String {
+        guard case .string(let s) = value else { throw ConfigError(message: "must be a string, not \(value.typeName)") }
+        return s
+    }
+
+    private static func absolutePath(_ value: TOMLReader.Value) throws(ConfigError) -> String {
+        let path = try string(value)
+        guard path.hasPrefix("/") else { throw ConfigError(message: "'\(path)' must be an absolute path") }
+        return path
+    }
+
+    private static func integer(_ value: TOMLReader.Value, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard case .integer(let n) = value else { throw ConfigError(message: "must be an integer, not \(value.typeName)") }
+        guard range.contains(n) else { throw ConfigError(message: "\(n) is out of range \(range.lowerBound)...\(range.upperBound)") }
+        return n
+    }
+
+    private static func logLevel(_ value: TOMLReader.Value) throws(ConfigError) -> Logger.Level {
+        let name = try string(value).lowercased()
+        guard let level = Logger.Level(rawValue: name == "warn" ? "warning" : name) else {
+            throw ConfigError(message: "'\(name)' is not a log level (trace, debug, info, notice, warning, error, critical)")
+        }
+        return level
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+extension TOMLReader.Value {
+    /// Environment variables and flags are text; integers written there are read as integers.
+    static func fromText(_ text: String) -> TOMLReader.Value {
+        if let n = Int(text) { return .integer(n) }
+        return .string(text)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import SavingsCore
+import SavingsRPC
+import SavingsStore
+import ServiceLifecycle
+
+/// One run of savingsd: load configuration, open and migrate the database, listen, serve
+/// until SIGTERM/SIGINT, then shut down cleanly.
+public enum Daemon {
+    /// Validates the configuration and prints it; returns the process exit code.
+    public static func checkConfig(options: DaemonOptions) -> Int32 {
+        do {
+            let config = try loadConfig(options: options)
+            print(config.rendered)
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("savingsd: invalid configuration: \(error.message)\n".utf8))
+            return 1
+        }
+    }
+
+    /// Runs the daemon to completion; returns the process exit code.
+    public static func run(options: DaemonOptions, clock: any WallClock = SystemClock()) async -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        let config: DaemonConfig
+        do {
+            config = try loadConfig(options: options)
+        } catch {
+            FileHandle.standardError.write(Data("savingsd: invalid configuration: \(error.message)\n".utf8))
+            return 1
+        }
+        let logLevel = LogLevelControl(config.logLevel)
+        JournalLogHandler.bootstrap(control: logLevel, environment: environment)
+        let logger = Logger(label: "savingsd")
+        signal(SIGPIPE, SIG_IGN)
+        let notifier = SystemdNotifier()
+
+        let database: SavingsDatabase
+        let socket: ListeningSocket
+        let listener: NIOAsyncChannelListener
+        let liveConfig = LiveConfig(config)
+        do {
+            try PrivatePaths.ensureParentDirectory(of: config.databasePath)
+            database = try SavingsDatabase.open(path: config.databasePath)
+            if let fd = notifier.activatedSocket() {
+                socket = .activated(fd)
+            } else {
+                try PrivatePaths.ensureParentDirectory(of: config.socketPath)
+                try PrivatePaths.clearStaleSocket(at: config.socketPath)
+                socket = .path(config.socketPath)
+            }
+            listener = try await RPCServer.bind(socket: socket, liveConfig: liveConfig)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            notifier.status("failed to start: \(error)")
+            return 1
+        }
+
+        let context = DaemonContext(database: database, clock: clock, liveConfig: liveConfig)
+        let server = RPCServer(
+            listener: listener, dispatcher: MethodCatalog.dispatcher(context: context, logger: logger),
+            liveConfig: liveConfig, notifier: notifier, logger: logger,
+            onListening: {
+                let status = (try? await HeartbeatService.statusLine(database)) ?? "serving"
+                notifier.ready(status: status)
+                logger.notice("ready", metadata: [
+                    "socket": "\(socketDescription(socket))", "database": "\(config.databasePath)",
+                    "mode": "\(config.mode.rawValue)", "version": "\(SavingsDaemonInfo.version)",
+                ])
+            })
+        let reload = ReloadService(liveConfig: liveConfig, logLevel: logLevel, notifier: notifier, logger: logger) {
+            () throws(ConfigError) -> DaemonConfig in try loadConfig(options: options)
+        }
+        let heartbeat = HeartbeatService(database: database, notifier: notifier, logger: logger)
+        // Shut down in reverse order: the server first, so the heartbeat keeps running while
+        // in-flight requests finish.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: heartbeat, serviceName: "heartbeat"),
+                .init(service: reload, serviceName: "reload"),
+                .init(service: server, serviceName: "rpc-server"),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+
+        var exitCode: Int32 = 0
+        do {
+            try await group.run()
+        } catch {
+            logger.error("stopped on error: \(error)")
+            exitCode = 1
+        }
+        if case .path(let path) = socket { unlink(path) }
+        do {
+            try database.close()
+        } catch {
+            logger.error("closing the database failed: \(error)")
+            exitCode = 1
+        }
+        logger.notice("stopped")
+        return exitCode
+    }
+
+    static func loadConfig(options: DaemonOptions) throws(ConfigError) -> DaemonConfig {
+        try ConfigLoader.load(options: options, environment: ProcessInfo.processInfo.environment, uid: getuid()) { path in
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
+    }
+
+    private static func socketDescription(_ socket: ListeningSocket) -> String {
+        switch socket {
+        case .activated(let fd): "systemd socket (fd \(fd))"
+        case .path(let path): path
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import SavingsCore
+
+/// The effective configuration of one daemon run.
+public struct DaemonConfig: Sendable, Equatable {
+    public var mode: DefaultPaths.Mode
+    public var socketPath: String
+    public var databasePath: String
+    /// The configuration file that was read, if any.
+    public var configFile: String?
+    public var logLevel: Logger.Level = .info
+    public var timeZone: TimeZone = .current
+    public var maxLineBytes: Int = 1_048_576
+
+    /// Where each setting's value came from, for `--check-config`.
+    public var sources: [String: String] = [:]
+
+    public init(mode: DefaultPaths.Mode, socketPath: String, databasePath: String, configFile: String?) {
+        self.mode = mode
+        self.socketPath = socketPath
+        self.databasePath = databasePath
+        self.configFile = configFile
+    }
+
+    /// Settings that change behaviour without a restart (applied on SIGHUP).
+    public func reloadable(from new: DaemonConfig) -> DaemonConfig {
+        var merged = self
+        merged.logLevel = new.logLevel
+        merged.timeZone = new.timeZone
+        merged.maxLineBytes = new.maxLineBytes
+        merged.sources = new.sources
+        return merged
+    }
+
+    /// Settings that differ in `new` but only take effect after a restart.
+    public func restartOnlyChanges(in new: DaemonConfig) -> [String] {
+        var keys: [String] = []
+        if new.socketPath != socketPath { keys.append("rpc.socket") }
+        if new.databasePath != databasePath { keys.append("database.path") }
+        return keys
+    }
+
+    /// The effective configuration as TOML, each line annotated with its source.
+    public var rendered: String {
+        var lines = ["# effective configuration (mode: \(mode.rawValue)\(configFile.map { ", file: \($0)" } ?? ", no file"))"]
+        for setting in ConfigLoader.settings {
+            let value = setting.render(self)
+            lines.append("\(setting.key) = \(value)  # \(sources[setting.key] ?? "default")")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,20 @@
+import Logging
+import SavingsRPC
+
+/// Every method savingsd serves, registered in one place.
+public enum MethodCatalog {
+    public static func registry(context: DaemonContext) -> MethodRegistry {
+        var registry = MethodRegistry()
+        DaemonMethods.register(into: &registry, context: context)
+        GoalMethods.register(into: &registry, context: context)
+        registry.registerIntrospection(title: SavingsDaemonInfo.name, version: SavingsDaemonInfo.version)
+        return registry
+    }
+
+    /// A dispatcher that logs internal failures (never sent to clients).
+    public static func dispatcher(context: DaemonContext, logger: Logger) -> RPCDispatcher {
+        RPCDispatcher(registry: registry(context: context)) { method, error in
+            logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
+        }
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Creating the daemon's directories and checking its socket path.
+enum PrivatePaths {
+    /// Creates missing parent directories of `file` with mode 0700. Directories that already
+    /// exist (e.g. /tmp, or one systemd made) are left exactly as they are.
+    static func ensureParentDirectory(of file: String) throws(DaemonStartupError) {
+        let parent = String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+        guard !parent.isEmpty else { return }
+        var missing: [String] = []
+        var path = parent
+        var info = stat()
+        while !path.isEmpty, stat(path, &info) != 0 {
+            missing.append(path)
+            path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        }
+        if !path.isEmpty, (info.st_mode & S_IFMT) != S_IFDIR {
+            throw DaemonStartupError("\(path) is not a directory")
+        }
+        for directory in missing.reversed() {
+            if mkdir(directory, 0o700) != 0, errno != EEXIST {
+                throw DaemonStartupError("cannot create directory \(directory): \(String(cString: strerror(errno)))")
+            }
+            // mkdir honours the umask; state the mode explicitly for directories we create.
+            chmod(directory, 0o700)
+        }
+    }
+
+    /// Makes `path` free for binding: a stale socket left by a dead daemon is removed; a live
+    /// one (something accepts connections) or a non-socket file is an error.
+    static func clearStaleSocket(at path: String) throws(DaemonStartupError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw DaemonStartupError("\(path) exists and is not a socket; refusing to replace it")
+        }
+        if UnixSocket.acceptsConnections(path) {
+            throw DaemonStartupError("another savingsd is already listening on \(path)")
+        }
+        if unlink(path) != 0, errno != ENOENT {
+            throw DaemonStartupError("cannot remove stale socket \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A failure that stops the daemon before it is ready; the message goes to the operator.
+public struct DaemonStartupError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+enum UnixSocket {
+    /// Whether a Unix stream socket at `path` accepts a connection right now.
+    static func acceptsConnections(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+}

@@ -1,0 +1,130 @@
+/// Where the caller of a method is; handlers that need the connection get it from here.
+public struct CallContext: Sendable {
+    public var connectionID: UInt64
+
+    public init(connectionID: UInt64) {
+        self.connectionID = connectionID
+    }
+}
+
+public typealias MethodHandler = @Sendable (Params, CallContext) async throws -> JSONValue
+
+/// Every method the daemon serves, each declared once: its parameters, result, whether it
+/// writes, and its handler. `help`, `rpc.discover` and parameter validation derive from it.
+public struct MethodRegistry: Sendable {
+    struct Entry: Sendable {
+        var spec: MethodSpec
+        var handler: MethodHandler
+    }
+
+    private var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    /// Adds a method. Registering a name twice is a programming error.
+    public mutating func register(_ spec: MethodSpec, handler: @escaping MethodHandler) {
+        precondition(entries[spec.name] == nil, "method \(spec.name) registered twice")
+        entries[spec.name] = Entry(spec: spec, handler: handler)
+    }
+
+    public var specs: [MethodSpec] { entries.values.map(\.spec).sorted { $0.name < $1.name } }
+
+    public func spec(_ name: String) -> MethodSpec? { entries[name]?.spec }
+
+    func handler(_ name: String) -> MethodHandler? { entries[name]?.handler }
+
+    /// Validates `params` against the method's declaration: unknown names, missing required
+    /// parameters and wrong types are -32602 naming the parameter.
+    public func validate(_ params: [String: JSONValue], for spec: MethodSpec) throws -> Params {
+        let declared = Dictionary(uniqueKeysWithValues: spec.params.map { ($0.name, $0) })
+        for name in params.keys.sorted() where declared[name] == nil {
+            let known = spec.params.map(\.name).joined(separator: ", ")
+            throw RPCError.invalidParams(
+                "unknown parameter \(name) for \(spec.name)" + (known.isEmpty ? " (it takes none)" : " (known: \(known))"),
+                param: name)
+        }
+        var accepted: [String: JSONValue] = [:]
+        for param in spec.params {
+            switch params[param.name] {
+            case nil:
+                if param.required { throw RPCError.invalidParams("missing required parameter \(param.name)", param: param.name) }
+            case .null?:
+                if param.nullable {
+                    accepted[param.name] = .null
+                } else if param.required {
+                    throw RPCError.invalidParams("\(param.name) must not be null", param: param.name)
+                }
+            case let value?:
+                if let problem = param.check(value) { throw RPCError.invalidParams(problem, param: param.name) }
+                accepted[param.name] = value
+            }
+        }
+        return Params(accepted)
+    }
+
+    /// Adds `help` and `rpc.discover`, generated from everything registered so far.
+    public mutating func registerIntrospection(title: String, version: String) {
+        let helpSpec = MethodSpec(
+            "help", summary: "List methods, or describe one method with its parameters.",
+            params: [.optional("method", .string, "a method name to describe")],
+            result: ResultSpec("help", "method list or one method's details", schema: ["type": "object"]),
+            writes: false)
+        let discoverSpec = MethodSpec(
+            "rpc.discover", summary: "The OpenRPC document describing every method.",
+            result: ResultSpec("OpenRPC", "an OpenRPC 1.2 document", schema: ["type": "object"]),
+            writes: false)
+        var snapshot = self
+        snapshot.entries[helpSpec.name] = Entry(spec: helpSpec, handler: { _, _ in .null })
+        snapshot.entries[discoverSpec.name] = Entry(spec: discoverSpec, handler: { _, _ in .null })
+        let specs = snapshot.specs
+        register(helpSpec) { params, _ in
+            try Self.help(specs: specs, method: params.string("method"))
+        }
+        register(discoverSpec) { _, _ in
+            Self.openRPC(specs: specs, title: title, version: version)
+        }
+    }
+
+    static func help(specs: [MethodSpec], method: String?) throws -> JSONValue {
+        guard let method else {
+            return ["methods": .array(specs.map { ["name": .string($0.name), "summary": .string($0.summary), "writes": .bool($0.writes)] })]
+        }
+        guard let spec = specs.first(where: { $0.name == method }) else { throw RPCError.methodNotFound(method) }
+        return [
+            "name": .string(spec.name),
+            "summary": .string(spec.summary),
+            "writes": .bool(spec.writes),
+            "params": .array(spec.params.map {
+                ["name": .string($0.name), "type": .string($0.type.label), "required": .bool($0.required),
+                 "nullable": .bool($0.nullable), "description": .string($0.description)]
+            }),
+            "result": ["name": .string(spec.result.name), "description": .string(spec.result.description)],
+        ]
+    }
+
+    static func openRPC(specs: [MethodSpec], title: String, version: String) -> JSONValue {
+        [
+            "openrpc": "1.2.6",
+            "info": ["title": .string(title), "version": .string(version)],
+            "methods": .array(specs.map { spec in
+                [
+                    "name": .string(spec.name),
+                    "summary": .string(spec.summary),
+                    "paramStructure": "by-name",
+                    "params": .array(spec.params.map { param in
+                        var schema = param.type.schema
+                        if param.nullable, case .object(var object) = schema {
+                            object = ["oneOf": [.object(object), ["type": "null"]]]
+                            schema = .object(object)
+                        }
+                        return ["name": .string(param.name), "required": .bool(param.required),
+                                "description": .string(param.description), "schema": schema]
+                    }),
+                    "result": ["name": .string(spec.result.name), "description": .string(spec.result.description),
+                               "schema": spec.result.schema],
+                    "x-writes": .bool(spec.writes),
+                ]
+            }),
+        ]
+    }
+}

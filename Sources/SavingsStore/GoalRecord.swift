@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// The `goal` table row. Amounts are exact decimal text; dates are ISO text.
+struct GoalRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "goal"
+
+    var id: String
+    var name: String
+    var nameKey: String
+    var currency: String
+    var targetAmount: String
+    var deadline: String
+    var startDate: String
+    var archived: Bool
+    var notes: String?
+    var createdAt: String
+    var updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, currency, deadline, archived, notes
+        case nameKey = "name_key"
+        case targetAmount = "target_amount"
+        case startDate = "start_date"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let nameKey = Column(CodingKeys.nameKey)
+        static let archived = Column(CodingKeys.archived)
+    }
+
+    init(_ goal: Goal) {
+        id = goal.id.uuidString.lowercased()
+        name = goal.name
+        nameKey = Goal.nameKey(goal.name)
+        currency = goal.currency.code
+        targetAmount = Amount.plainText(goal.targetAmount)
+        deadline = goal.deadline.description
+        startDate = goal.startDate.description
+        archived = goal.archived
+        notes = goal.notes
+        createdAt = Timestamp.format(goal.createdAt)
+        updatedAt = Timestamp.format(goal.updatedAt)
+    }
+
+    /// Converts back to the domain type; a row that does not parse is storage corruption.
+    func goal() throws -> Goal {
+        do {
+            guard let uuid = UUID(uuidString: id) else { throw StoreError.corrupt("goal id \(id)") }
+            return Goal(
+                id: uuid, name: name, currency: try CurrencyCode(currency),
+                targetAmount: try Amount.parse(targetAmount),
+                deadline: try CalendarDate(parsing: deadline, field: "deadline"),
+                startDate: try CalendarDate(parsing: startDate, field: "start_date"),
+                archived: archived, notes: notes,
+                createdAt: try Timestamp.parse(createdAt, field: "created_at"),
+                updatedAt: try Timestamp.parse(updatedAt, field: "updated_at"))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.corrupt("goal \(id): \(error)")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// The daemon's database: owns the GRDB writer, its migrations, and every named operation.
+/// SQL lives here and nowhere else. Every write is one transaction, committed before return.
+public struct SavingsDatabase: Sendable {
+    let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the database file, refusing one written by a newer schema.
+    ///
+    /// The file is created with mode 0600; WAL, `synchronous=FULL` and foreign keys are on.
+    public static func open(path: String) throws -> SavingsDatabase {
+        let existed = try DatabaseFile.preparePrivateFile(at: path)
+        if existed { try refuseNewerSchema(path: path) }
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreError(message: "cannot open database \(path): \(error)")
+        }
+        let database = SavingsDatabase(writer: pool)
+        try database.migrate()
+        return database
+    }
+
+    /// A private in-memory database with the full schema, for tests.
+    public static func inMemory() throws -> SavingsDatabase {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        let database = SavingsDatabase(writer: try DatabaseQueue(configuration: configuration))
+        try database.migrate()
+        return database
+    }
+
+    /// The migration identifiers this build knows, in order.
+    public static var knownMigrations: [String] { Schema.migrator.migrations }
+
+    private func migrate() throws {
+        do {
+            try Schema.migrator.migrate(writer)
+        } catch {
+            throw StoreError(message: "database migration failed: \(error)")
+        }
+    }
+
+    /// Reads the applied migrations without writing anything; unknown ones mean a newer build
+    /// wrote this file, and we must not touch it.
+    private static func refuseNewerSchema(path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let applied: Set<String>
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            applied = try queue.read { db in
+                try db.tableExists("grdb_migrations")
+                    ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+                    : []
+            }
+        } catch {
+            throw StoreError(message: "cannot read database \(path): \(error)")
+        }
+        let unknown = applied.subtracting(Schema.migrator.migrations)
+        if !unknown.isEmpty {
+            throw StoreError(message: """
+                database \(path) was written by a newer savingsd (unknown schema migrations: \
+                \(unknown.sorted().joined(separator: ", "))); refusing to open it. \
+                Upgrade savingsd or point --database at another file. The file was not modified.
+                """)
+        }
+    }
+
+    /// Number of applied schema migrations.
+    public func schemaVersion() async throws -> Int {
+        try await read { db in try Schema.migrator.appliedMigrations(db).count }
+    }
+
+    /// A trivial read proving the database answers (used by the watchdog).
+    public func ping() async throws {
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    /// Entity counts for `daemon.status`.
+    public func counts() async throws -> [String: Int] {
+        try await read { db in
+            [
+                "goals": try GoalRecord.filter(GoalRecord.Columns.archived == false).fetchCount(db),
+                "archived_goals": try GoalRecord.filter(GoalRecord.Columns.archived == true).fetchCount(db),
+            ]
+        }
+    }
+
+    public func close() throws {
+        if let pool = writer as? DatabasePool { try pool.close() }
+        if let queue = writer as? DatabaseQueue { try queue.close() }
+    }
+
+    // MARK: - Transactions with client-facing errors
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.read(body)
+        } catch {
+            throw StoreError.clientFacing(error)
+        }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.write(body)
+        } catch {
+            throw StoreError.clientFacing(error)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import SavingsCore
+import SavingsRPC
+
+/// A failure that ends savingsctl with a specific exit code.
+struct ClientFailure: Error {
+    var message: String
+    var exitCode: Int32
+
+    static func usage(_ message: String) -> ClientFailure { ClientFailure(message: message, exitCode: 2) }
+}
+
+/// One connection to the daemon for one command. No business logic: send, receive, print.
+struct ClientSession {
+    let client: RPCClient
+    let json: Bool
+
+    init(_ options: GlobalOptions) throws {
+        let environment = ProcessInfo.processInfo.environment
+        let candidates = Self.socketCandidates(explicit: options.socket, environment: environment)
+        var lastFailure: LineClient.Failure?
+        for path in candidates {
+            do {
+                client = try RPCClient(socketPath: path)
+                json = options.json
+                return
+            } catch {
+                lastFailure = error
+            }
+        }
+        throw ClientFailure(message: """
+            cannot reach savingsd (\(lastFailure?.message ?? "no socket")).
+            Start it with `savingsd` (or `systemctl --user start savingsd`), or point --socket / SAVINGSD_SOCKET at its socket.
+            """, exitCode: 3)
+    }
+
+    /// `--socket`, `$SAVINGSD_SOCKET`, then the user-mode and system paths that exist.
+    static func socketCandidates(explicit: String?, environment: [String: String]) -> [String] {
+        if let explicit { return [explicit] }
+        if let fromEnvironment = environment["SAVINGSD_SOCKET"], !fromEnvironment.isEmpty { return [fromEnvironment] }
+        let user = DefaultPaths.user(environment: environment, uid: getuid()).socket
+        let system = DefaultPaths.system.socket
+        let existing = [user, system].filter { FileManager.default.fileExists(atPath: $0) }
+        return existing.isEmpty ? [user] : existing
+    }
+
+    func call(_ method: String, _ params: [String: JSONValue] = [:]) throws -> JSONValue {
+        do {
+            return try client.call(method, params)
+        } catch {
+            switch error {
+            case .remote(let rpcError):
+                var message = rpcError.message
+                if let kind = rpcError.kind { message += " [\(kind)]" }
+                throw ClientFailure(message: message, exitCode: 1)
+            case .transport(let failure):
+                throw ClientFailure(message: "lost the connection to savingsd: \(failure.message)", exitCode: 3)
+            case .malformed(let reason):
+                throw ClientFailure(message: reason, exitCode: 1)
+            }
+        }
+    }
+
+    /// Prints `result` as JSON with --json, else through `human`.
+    func output(_ result: JSONValue, human: (JSONValue) -> String) {
+        print(json ? JSONSerializer.pretty(result) : human(result))
+    }
+}
