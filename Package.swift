@@ -53,7 +53,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SavingsCoreTests", dependencies: ["SavingsCore"], swiftSettings: strict),
-        .testTarget(name: "SavingsStoreTests", dependencies: ["SavingsStore"], swiftSettings: strict),
+        .testTarget(
+            name: "SavingsStoreTests",
+            dependencies: ["SavingsStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "SavingsRPCTests", dependencies: ["SavingsRPC"], swiftSettings: strict),
         .testTarget(name: "SavingsDaemonTests", dependencies: ["SavingsDaemon"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["SavingsRPC"], swiftSettings: strict),

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import SavingsCore
+
+@Suite struct AmountTests {
+    @Test(arguments: [
+        ("0.1", "0.1"), ("5000", "5000"), ("-12.50", "-12.5"), ("1e3", "1000"), ("1.5E-2", "0.015"),
+        ("0.000000000000000001", "0.000000000000000001"), ("+7", "7"), ("007.10", "7.1"),
+    ])
+    func parsesExactly(input: String, plain: String) throws {
+        #expect(Amount.plainText(try Amount.parse(input)) == plain)
+    }
+
+    @Test(arguments: ["", "abc", "NaN", "1,5", " 1", "1 ", "1.", ".5e", "--1", "1e400", "0.0000000000000000001", "1e", "Infinity",
+                      "123456789012345678901234567890123456789"])
+    func refusesSloppyInput(input: String) {
+        #expect(throws: DomainError.self) { try Amount.parse(input) }
+        do {
+            _ = try Amount.parse(input)
+        } catch let error as DomainError {
+            #expect(error.kind == .invalidAmount)
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test func tenthsAddUpExactly() throws {
+        let sum = try Amount.parse("0.1") + Amount.parse("0.2")
+        #expect(Amount.format(sum, scale: 2) == "0.30")
+        #expect(sum == (try Amount.parse("0.3")))
+    }
+
+    @Test(arguments: [
+        ("2.345", 2, "2.34"), ("2.355", 2, "2.36"), ("-0.001", 2, "0.00"), ("5000", 2, "5000.00"),
+        ("1234.5", 0, "1234"), ("1235.5", 0, "1236"), ("0.00012345", 8, "0.00012345"), ("1.2", 3, "1.200"),
+    ])
+    func formatsHalfEvenToScale(input: String, scale: Int, expected: String) throws {
+        #expect(Amount.format(try Amount.parse(input), scale: scale) == expected)
+    }
+
+    @Test func countsFractionDigits() throws {
+        #expect(Amount.fractionDigits(of: try Amount.parse("10.50")) == 1)
+        #expect(Amount.fractionDigits(of: try Amount.parse("10")) == 0)
+        #expect(Amount.fractionDigits(of: try Amount.parse("0.001")) == 3)
+    }
+}
+
+@Suite struct CurrencyAndDateTests {
+    @Test func currencyCodesAreValidatedAndUppercased() throws {
+        #expect(try CurrencyCode("eur").code == "EUR")
+        #expect(try CurrencyCode("USDC").code == "USDC")
+        for bad in ["E", "EURO-1", "€UR", "ABCDEFGHIJK", ""] {
+            #expect(throws: DomainError.self) { try CurrencyCode(bad) }
+        }
+    }
+
+    @Test func minorUnitsFollowISO4217AndCryptoUsesEight() throws {
+        #expect(try CurrencyCode("EUR").minorUnits == 2)
+        #expect(try CurrencyCode("JPY").minorUnits == 0)
+        #expect(try CurrencyCode("KWD").minorUnits == 3)
+        #expect(try CurrencyCode("BTC").minorUnits == 8)
+        #expect(try CurrencyCode("BTC").isFiat == false)
+    }
+
+    @Test func datesAreStrict() throws {
+        #expect(try CalendarDate(parsing: "2028-02-29", field: "d").description == "2028-02-29")
+        for bad in ["2027-02-29", "2027-13-01", "2027-1-01", "27-01-01", "2027-01-01T00:00", "2027/01/01", "1900-02-29"] {
+            #expect(throws: DomainError.self) { try CalendarDate(parsing: bad, field: "d") }
+        }
+        #expect(try CalendarDate(parsing: "2026-12-31", field: "d") < CalendarDate(parsing: "2027-01-01", field: "d"))
+    }
+
+    @Test func todayDependsOnTheTimeZone() throws {
+        let instant = try Timestamp.parse("2026-11-30T23:30:00Z", field: "t")
+        #expect(CalendarDate(instant, in: TimeZone(identifier: "UTC")!).description == "2026-11-30")
+        #expect(CalendarDate(instant, in: TimeZone(identifier: "Europe/Berlin")!).description == "2026-12-01")
+    }
+
+    @Test func timestampsRoundTripWithMilliseconds() throws {
+        let date = try Timestamp.parse("2026-11-22T10:11:12.345Z", field: "t")
+        #expect(Timestamp.format(date) == "2026-11-22T10:11:12.345Z")
+        #expect(Timestamp.format(try Timestamp.parse("2026-11-22T10:11:12Z", field: "t")) == "2026-11-22T10:11:12.000Z")
+        #expect(throws: DomainError.self) { try Timestamp.parse("yesterday", field: "t") }
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import SavingsRPC
+
+@Suite struct JSONCodecTests {
+    @Test func numbersKeepTheirLiteralText() throws {
+        let value = try JSONParser.parse(#"{"a":0.1,"b":-12.50,"c":1e3,"d":12345678901234567890.123456789}"#)
+        #expect(value["a"] == .number("0.1"))
+        #expect(value["b"] == .number("-12.50"))
+        #expect(value["c"] == .number("1e3"))
+        #expect(value["d"] == .number("12345678901234567890.123456789"))
+    }
+
+    @Test func stringsDecodeEscapesAndSurrogates() throws {
+        let value = try JSONParser.parse(#"["a\"b\\c\/\n\t", "\u00e9\ud83d\ude00", "plain é"]"#)
+        #expect(value == .array([.string("a\"b\\c/\n\t"), .string("é😀"), .string("plain é")]))
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "tru", "nul", "\"abc", "{\"a\" 1}", "[1 2]", "{'a':1}",
+        "\"\\x\"", "\"\\ud800\"", "\"tab\there\"", "1 2", "{\"a\":1}{", "NaN", "[+1]",
+    ])
+    func rejectsInvalidJSON(text: String) {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text) }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }
+    }
+
+    @Test func rejectsDuplicateKeys() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(#"{"a":1,"a":2}"#) }
+    }
+
+    @Test func boundsNestingDepth() throws {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(deep) }
+        let fine = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
+        _ = try JSONParser.parse(fine)
+    }
+
+    @Test func serializerRoundTripsAndSortsKeys() throws {
+        let value: JSONValue = ["z": 1, "a": ["x\n\u{1}\"", .null, true, .number("0.10")], "m": [:]]
+        let text = JSONSerializer.serialize(value)
+        #expect(text == #"{"a":["x\n\u0001\"",null,true,0.10],"m":{},"z":1}"#)
+        #expect(try JSONParser.parse(text) == value)
+        #expect(try JSONParser.parse(JSONSerializer.pretty(value)) == value)
+    }
+}

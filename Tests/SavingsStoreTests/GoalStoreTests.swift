@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import SavingsCore
+import Testing
+@testable import SavingsStore
+
+@Suite struct GoalStoreTests {
+    let now = Date(timeIntervalSince1970: 1_795_000_000.123)
+    let today = try! CalendarDate(parsing: "2026-11-22", field: "today")
+
+    func new(_ name: String, target: String = "5000", currency: String = "EUR") throws -> NewGoal {
+        try NewGoal(name: name, currency: currency, targetAmount: target, deadline: "2027-06-30",
+                    startDate: nil, notes: nil, today: today)
+    }
+
+    func kind(_ body: () async throws -> Void) async -> DomainError.Kind? {
+        do {
+            try await body()
+            return nil
+        } catch let error as DomainError {
+            return error.kind
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func createGetListRoundTrip() async throws {
+        let db = try SavingsDatabase.inMemory()
+        let created = try await db.createGoal(try new("Emergency", target: "5000.5"), now: now)
+        let byName = try await db.goal("emergency")
+        let byID = try await db.goal(created.id.uuidString)
+        #expect(byName == created)
+        #expect(byID == created)
+        #expect(Amount.plainText(byName.targetAmount) == "5000.5")
+        #expect(Timestamp.format(byName.createdAt) == Timestamp.format(now))
+        _ = try await db.createGoal(try new("bike"), now: now)
+        #expect(try await db.goals().map(\.name) == ["bike", "Emergency"])
+        #expect(try await db.counts()["goals"] == 2)
+    }
+
+    @Test func namesAreUniqueCaseInsensitively() async throws {
+        let db = try SavingsDatabase.inMemory()
+        _ = try await db.createGoal(try new("Emergency"), now: now)
+        #expect(await kind { _ = try await db.createGoal(try new("EMERGENCY"), now: now) } == .conflict)
+        let other = try await db.createGoal(try new("Bike"), now: now)
+        #expect(await kind { _ = try await db.updateGoal("Bike", changes: GoalChanges(name: "emergency"), now: now) } == .conflict)
+        // Renaming to a different case of its own name is fine.
+        let renamed = try await db.updateGoal(other.id.uuidString, changes: GoalChanges(name: "BIKE"), now: now)
+        #expect(renamed.name == "BIKE")
+    }
+
+    @Test func unknownAndAmbiguousReferences() async throws {
+        let db = try SavingsDatabase.inMemory()
+        #expect(await kind { _ = try await db.goal("nope") } == .notFound)
+        let first = try await db.createGoal(try new("First"), now: now)
+        // A goal whose name is another goal's id makes that reference ambiguous.
+        _ = try await db.createGoal(try new(first.id.uuidString.lowercased()), now: now)
+        #expect(await kind { _ = try await db.goal(first.id.uuidString) } == .ambiguous)
+    }
+
+    @Test func updateArchiveDelete() async throws {
+        let db = try SavingsDatabase.inMemory()
+        let goal = try await db.createGoal(try new("Trip"), now: now)
+        let later = now.addingTimeInterval(3600)
+        let updated = try await db.updateGoal("trip", changes: GoalChanges(targetAmount: "1200", deadline: "2027-12-31", notes: "Lisbon"), now: later)
+        #expect(Amount.plainText(updated.targetAmount) == "1200")
+        #expect(updated.notes == "Lisbon")
+        #expect(updated.updatedAt > goal.updatedAt)
+        #expect(try await db.goal("Trip") == updated)
+        // A failed update changes nothing.
+        #expect(await kind { _ = try await db.updateGoal("Trip", changes: GoalChanges(name: "X", targetAmount: "-1"), now: later) } == .invalidAmount)
+        #expect(try await db.goal("Trip").name == "Trip")
+
+        let archived = try await db.setGoalArchived("Trip", archived: true, now: later)
+        #expect(archived.archived)
+        #expect(try await db.goals().isEmpty)
+        #expect(try await db.goals(includeArchived: true).count == 1)
+        _ = try await db.setGoalArchived("Trip", archived: false, now: later)
+        #expect(try await db.goals().count == 1)
+
+        let deleted = try await db.deleteGoal("Trip")
+        #expect(deleted.id == goal.id)
+        #expect(await kind { _ = try await db.goal("Trip") } == .notFound)
+    }
+}
+
+@Suite struct DatabaseFileTests {
+    func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "savingsd-store-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func fileIsPrivateAndMigrated() async throws {
+        let dir = try temporaryDirectory()
+        let path = dir + "/savings.db"
+        let db = try SavingsDatabase.open(path: path)
+        #expect(try await db.schemaVersion() == SavingsDatabase.knownMigrations.count)
+        try db.close()
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // Reopening an up-to-date database works and keeps the data.
+        let again = try SavingsDatabase.open(path: path)
+        #expect(try await again.schemaVersion() == SavingsDatabase.knownMigrations.count)
+        try again.close()
+    }
+
+    @Test func newerSchemaIsRefusedAndLeftUntouched() throws {
+        let dir = try temporaryDirectory()
+        let path = dir + "/savings.db"
+        try SavingsDatabase.open(path: path).close()
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
+        try queue.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        do {
+            _ = try SavingsDatabase.open(path: path)
+            Issue.record("a database from a newer schema was opened")
+        } catch let error as StoreError {
+            #expect(error.message.contains("newer savingsd"))
+            #expect(error.message.contains("v99-from-the-future"))
+        }
+        let after = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(before == after)
+    }
+
+    @Test func garbageFileIsAClearError() throws {
+        let dir = try temporaryDirectory()
+        let path = dir + "/savings.db"
+        try Data("this is not a database, just text that is long enough".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { try SavingsDatabase.open(path: path) }
+    }
+}
