@@ -83,3 +83,17 @@ import Testing
         #expect(throws: DomainError.self) { try Timestamp.parse("yesterday", field: "t") }
     }
 }
+
+@Suite struct TimestampTests {
+    @Test func millisecondsSurviveRoundTripsExactly() throws {
+        // 1795000000.122 is not representable in binary; formatting once printed .121.
+        for seconds in [1_795_000_000.122, 1_795_000_000.123, 0.001, 1_700_000_000.999] {
+            let date = Timestamp.truncatedToMilliseconds(Date(timeIntervalSince1970: seconds))
+            let text = Timestamp.format(date)
+            #expect(text.hasSuffix(String(format: ".%03dZ", Int((seconds * 1000).rounded()) % 1000)))
+            #expect(Timestamp.format(try Timestamp.parse(text, field: "t")) == text)
+            #expect(try Timestamp.parse(text, field: "t") == date)
+        }
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+    }
+}
