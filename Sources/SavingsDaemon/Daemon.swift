@@ -38,7 +38,7 @@ public enum Daemon {
 
         let database: SavingsDatabase
         let socket: ListeningSocket
-        let listener: NIOAsyncChannelListener
+        let listener: RPCListener
         let liveConfig = LiveConfig(config)
         do {
             try PrivatePaths.ensureParentDirectory(of: config.databasePath)

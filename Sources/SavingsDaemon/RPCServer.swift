@@ -9,12 +9,20 @@ import ServiceLifecycle
 ///
 /// On graceful shutdown it stops accepting, lets every connection finish the request it is
 /// running, then returns.
-typealias NIOAsyncChannelListener = NIOAsyncChannel<RPCServer.Connection, Never>
+/// The listening socket and the connections it accepts, in the order accepted.
+///
+/// The server channel is a classic NIO channel feeding our own `AsyncStream` rather than an
+/// async server channel: a connection accepted while shutdown ends the stream is then still
+/// in our hands and is closed properly, instead of being dropped unfinished (which traps).
+struct RPCListener: Sendable {
+    let channel: any Channel
+    let connections: AsyncStream<RPCServer.Connection>
+}
 
 struct RPCServer: Service {
     typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
-    let listener: NIOAsyncChannelListener
+    let listener: RPCListener
     let dispatcher: RPCDispatcher
     let liveConfig: LiveConfig
     let notifier: SystemdNotifier
@@ -22,7 +30,7 @@ struct RPCServer: Service {
     /// Called once the service runs (signal handling is in place): the moment to say READY=1.
     let onListening: @Sendable () async -> Void
 
-    init(listener: NIOAsyncChannelListener, dispatcher: RPCDispatcher, liveConfig: LiveConfig,
+    init(listener: RPCListener, dispatcher: RPCDispatcher, liveConfig: LiveConfig,
          notifier: SystemdNotifier, logger: Logger, onListening: @escaping @Sendable () async -> Void) {
         self.onListening = onListening
         self.listener = listener
@@ -33,47 +41,59 @@ struct RPCServer: Service {
     }
 
     /// Binds the listening socket: the activated descriptor, or a fresh socket file (mode 0600).
-    static func bind(socket: ListeningSocket, liveConfig: LiveConfig) async throws -> NIOAsyncChannel<Connection, Never> {
+    static func bind(socket: ListeningSocket, liveConfig: LiveConfig) async throws -> RPCListener {
+        let (connections, continuation) = AsyncStream.makeStream(of: Connection.self)
         // Half-closure lets a client send its requests, shut down its write side and still
         // read every answer (as `socat` and `nc -N` do).
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
-            channel.eventLoop.makeCompletedFuture {
-                let limit = liveConfig.current.maxLineBytes
-                try channel.pipeline.syncOperations.addHandler(
-                    ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: limit))
-                return try Connection(wrappingChannelSynchronously: channel)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let limit = liveConfig.current.maxLineBytes
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: limit))
+                    let connection = try Connection(wrappingChannelSynchronously: channel)
+                    if case .terminated = continuation.yield(connection) {
+                        // Accepted after the server stopped: close it cleanly.
+                        Task { try? await connection.executeThenClose { _, _ in } }
+                    }
+                }
             }
+        let channel: any Channel
+        do {
+            switch socket {
+            case .activated(let fd):
+                channel = try await bootstrap.withBoundSocket(fd).get()
+            case .path(let path):
+                let previous = umask(0o077)
+                defer { umask(previous) }
+                channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+                chmod(path, 0o600)
+            }
+        } catch {
+            continuation.finish()
+            throw error
         }
-        switch socket {
-        case .activated(let fd):
-            return try await bootstrap.bind(fd, childChannelInitializer: initializer)
-        case .path(let path):
-            let previous = umask(0o077)
-            defer { umask(previous) }
-            let channel = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
-            chmod(path, 0o600)
-            return channel
-        }
+        channel.closeFuture.whenComplete { _ in continuation.finish() }
+        return RPCListener(channel: channel, connections: connections)
     }
 
     func run() async throws {
         await onListening()
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await listener.executeThenClose { inbound in
-                    var lastID: UInt64 = 0
-                    for try await connection in inbound.cancelOnGracefulShutdown() {
-                        lastID += 1
-                        let id = lastID
-                        group.addTask { await serve(connection, id: id) }
-                    }
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                var lastID: UInt64 = 0
+                // Ends when the listening channel closes (graceful shutdown, below).
+                for await connection in listener.connections {
+                    lastID += 1
+                    let id = lastID
+                    group.addTask { await serve(connection, id: id) }
                 }
             }
         } onGracefulShutdown: {
             logger.info("shutting down: no new connections; finishing requests in flight")
             notifier.stopping()
+            listener.channel.close(promise: nil)
         }
         logger.info("RPC server stopped")
     }

@@ -1,0 +1,82 @@
+import Foundation
+import SavingsRPC
+import Testing
+
+/// savingsctl end to end against a real daemon.
+@Suite struct SavingsctlTests {
+    @Test func goalCommandsAndExitCodes() throws {
+        let daemon = try DaemonProcess()
+        let socket = ["--socket", daemon.socketPath]
+
+        let add = try runCtl(socket + ["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2027-06-30"])
+        #expect(add.status == 0)
+        #expect(add.stdout.contains("5000.00"))
+
+        let list = try runCtl(socket + ["goal", "list"])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("NAME"))
+        #expect(list.stdout.contains("Emergency"))
+
+        // --json before and after the subcommand prints the raw result.
+        for arguments in [["--json"] + socket + ["goal", "list"], socket + ["goal", "list", "--json"], ["goal", "list", "--json"] + socket] {
+            let json = try runCtl(arguments)
+            #expect(json.status == 0)
+            let parsed = try JSONParser.parse(json.stdout)
+            #expect(parsed["goals"]?.arrayValue?.first?["name"] == "Emergency")
+        }
+
+        let edit = try runCtl(socket + ["goal", "edit", "emergency", "--target", "6000"])
+        #expect(edit.status == 0)
+        #expect(try daemon.call("goal.get", ["goal": "Emergency"])["target_amount"] == "6000.00")
+
+        // 1: the daemon returned an error, its message on stderr.
+        let missing = try runCtl(socket + ["goal", "show", "Nope"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no goal matches 'Nope'"))
+        let duplicate = try runCtl(socket + ["goal", "add", "EMERGENCY", "--target", "1", "--currency", "EUR", "--deadline", "2027-06-30"])
+        #expect(duplicate.status == 1)
+        #expect(duplicate.stderr.contains("conflict"))
+
+        // 2: usage.
+        #expect(try runCtl(socket + ["goal", "add", "X"]).status == 2)
+        #expect(try runCtl(socket + ["frobnicate"]).status == 2)
+        #expect(try runCtl(socket + ["call", "goal.get", "not-a-pair"]).status == 2)
+        #expect(try runCtl(socket + ["goal", "edit", "Emergency"]).status == 2)
+
+        // call: any method, JSON object or key=value.
+        let call = try runCtl(socket + ["call", "goal.get", "goal=Emergency"])
+        #expect(call.status == 0)
+        #expect(try JSONParser.parse(call.stdout)["target_amount"] == "6000.00")
+        let object = try runCtl(socket + ["call", "goal.create", #"{"name":"Bike","currency":"EUR","target_amount":"900","deadline":"2027-03-31"}"#])
+        #expect(object.status == 0)
+        let status = try runCtl(socket + ["status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("goals=2"))
+
+        #expect(try runCtl(socket + ["goal", "archive", "Bike"]).status == 0)
+        #expect(try runCtl(socket + ["goal", "rm", "Bike"]).status == 0)
+        #expect(try daemon.call("goal.list", ["include_archived": true])["goals"]?.arrayValue?.count == 1)
+        #expect(try runCtl(["--help"]).status == 0)
+    }
+
+    @Test func unreachableDaemonIsExitCodeThreeWithAHint() throws {
+        let directory = try makeScratchDirectory()
+        let result = try runCtl(["--socket", directory + "/none.sock", "status"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("cannot reach savingsd"))
+        #expect(result.stderr.contains("savingsd"))
+    }
+
+    @Test func findsTheSocketThroughTheEnvironmentAndUserPaths() throws {
+        let daemon = try DaemonProcess()
+        let viaEnvironment = try runCtl(["status", "--json"], environment: ["SAVINGSD_SOCKET": daemon.socketPath])
+        #expect(viaEnvironment.status == 0)
+        #expect(try JSONParser.parse(viaEnvironment.stdout)["socket"] == .string(daemon.socketPath))
+
+        let directory = try makeScratchDirectory()
+        let userDaemon = try DaemonProcess(directory: directory, arguments: [])
+        let viaUserPath = try runCtl(["status", "--json"], environment: ["XDG_RUNTIME_DIR": directory + "/run"])
+        #expect(viaUserPath.status == 0)
+        #expect(try JSONParser.parse(viaUserPath.stdout)["pid"] == .int(Int(userDaemon.pid)))
+    }
+}
