@@ -96,9 +96,21 @@ import Testing
         let path = dir + "/savings.db"
         let db = try SavingsDatabase.open(path: path)
         #expect(try await db.schemaVersion() == SavingsDatabase.knownMigrations.count)
+        let pragmas = try await db.writer.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"),
+             try Int.fetchOne(db, sql: "PRAGMA foreign_keys"))
+        }
+        #expect(pragmas.0 == "wal")
+        #expect(pragmas.1 == 2, "synchronous=FULL")
+        #expect(pragmas.2 == 1)
+        _ = try await db.createGoal(try NewGoal(name: "G", currency: "EUR", targetAmount: "1", deadline: "2027-01-01",
+                                                startDate: nil, notes: nil, today: try CalendarDate(parsing: "2026-11-22", field: "t")),
+                                    now: Date())
         try db.close()
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        let walMode = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.posixPermissions] as? Int
+        #expect(walMode == 0o600)
         // Reopening an up-to-date database works and keeps the data.
         let again = try SavingsDatabase.open(path: path)
         #expect(try await again.schemaVersion() == SavingsDatabase.knownMigrations.count)
