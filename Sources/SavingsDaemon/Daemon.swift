@@ -47,6 +47,7 @@ public enum Daemon {
                 socket = .activated(fd)
             } else {
                 try PrivatePaths.ensureParentDirectory(of: config.socketPath)
+                try PrivatePaths.checkSocketDirectory(of: config.socketPath)
                 try PrivatePaths.clearStaleSocket(at: config.socketPath)
                 socket = .path(config.socketPath)
             }

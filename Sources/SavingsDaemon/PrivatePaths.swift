@@ -28,6 +28,20 @@ enum PrivatePaths {
         }
     }
 
+    /// Refuses a socket directory that someone else could tamper with: owned by another user
+    /// (root excepted), or writable by group/others without the sticky bit (as /tmp has).
+    static func checkSocketDirectory(of socket: String) throws(DaemonStartupError) {
+        let parent = String(socket[..<(socket.lastIndex(of: "/") ?? socket.startIndex)])
+        var info = stat()
+        guard !parent.isEmpty, stat(parent, &info) == 0 else { return }
+        if info.st_uid != geteuid(), info.st_uid != 0 {
+            throw DaemonStartupError("socket directory \(parent) belongs to another user (uid \(info.st_uid)); refusing to use it")
+        }
+        if info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
+            throw DaemonStartupError("socket directory \(parent) is writable by other users; refusing to use it")
+        }
+    }
+
     /// Makes `path` free for binding: a stale socket left by a dead daemon is removed; a live
     /// one (something accepts connections) or a non-socket file is an error.
     static func clearStaleSocket(at path: String) throws(DaemonStartupError) {

@@ -92,6 +92,26 @@ import Glibc
         #expect(try String(contentsOfFile: directory + "/d.sock", encoding: .utf8) == "precious")
     }
 
+    @Test(.enabled(if: getuid() == 0, "needs root to hand a directory to another user"))
+    func aSocketDirectoryOthersControlIsRefused() throws {
+        let directory = try makeScratchDirectory()
+        let foreign = directory + "/foreign"
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
+        chown(foreign, 65534, 65534)
+        let daemon = try DaemonProcess(directory: directory, arguments: ["--socket", foreign + "/d.sock", "--database", directory + "/x.db"],
+                                       waitForReady: false)
+        #expect(daemon.waitForExit() == 1)
+        #expect(daemon.log.contains("belongs to another user"))
+
+        let open = directory + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+        chmod(open, 0o777)
+        let second = try DaemonProcess(directory: directory, arguments: ["--socket", open + "/d.sock", "--database", directory + "/x.db"],
+                                       waitForReady: false)
+        #expect(second.waitForExit() == 1)
+        #expect(second.log.contains("writable by other users"))
+    }
+
     @Test func sighupReloadsOrKeepsTheOldConfiguration() throws {
         let directory = try makeScratchDirectory()
         let config = directory + "/savingsd.toml"
