@@ -1,20 +1,21 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SavingsRPC
 
 /// Creating the daemon's directories and checking its socket path.
 enum PrivatePaths {
     /// Creates missing parent directories of `file` with mode 0700. Directories that already
     /// exist (e.g. /tmp, or one systemd made) are left exactly as they are.
     static func ensureParentDirectory(of file: String) throws(DaemonStartupError) {
-        let parent = String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+        let parent = parentDirectory(of: file)
         guard !parent.isEmpty else { return }
         var missing: [String] = []
         var path = parent
         var info = stat()
         while !path.isEmpty, stat(path, &info) != 0 {
             missing.append(path)
-            path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            path = parentDirectory(of: path)
         }
         if !path.isEmpty, (info.st_mode & S_IFMT) != S_IFDIR {
             throw DaemonStartupError("\(path) is not a directory")
@@ -28,10 +29,15 @@ enum PrivatePaths {
         }
     }
 
+    /// `/a/b/c` → `/a/b`; `/a` → `` (the root needs no creating).
+    static func parentDirectory(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    }
+
     /// Refuses a socket directory that someone else could tamper with: owned by another user
     /// (root excepted), or writable by group/others without the sticky bit (as /tmp has).
     static func checkSocketDirectory(of socket: String) throws(DaemonStartupError) {
-        let parent = String(socket[..<(socket.lastIndex(of: "/") ?? socket.startIndex)])
+        let parent = parentDirectory(of: socket)
         var info = stat()
         guard !parent.isEmpty, stat(parent, &info) == 0 else { return }
         if info.st_uid != geteuid(), info.st_uid != 0 {
@@ -50,7 +56,7 @@ enum PrivatePaths {
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw DaemonStartupError("\(path) exists and is not a socket; refusing to replace it")
         }
-        if UnixSocket.acceptsConnections(path) {
+        if (try? LineClient(socketPath: path)) != nil {
             throw DaemonStartupError("another savingsd is already listening on \(path)")
         }
         if unlink(path) != 0, errno != ENOENT {
@@ -64,27 +70,4 @@ public struct DaemonStartupError: Error, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
-}
-
-enum UnixSocket {
-    /// Whether a Unix stream socket at `path` accepts a connection right now.
-    static func acceptsConnections(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0
-    }
 }
