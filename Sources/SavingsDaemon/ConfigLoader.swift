@@ -30,13 +30,14 @@ public enum ConfigLoader {
     struct Setting: Sendable {
         var key: String
         var environment: String?
-        var flag: (@Sendable (DaemonOptions) -> String?)?
+        /// The command-line flag (`--database`) and how to read it from the options.
+        var flag: (name: String, value: @Sendable (DaemonOptions) -> String?)?
         var apply: @Sendable (inout DaemonConfig, TOMLReader.Value) throws(ConfigError) -> Void
         var render: @Sendable (DaemonConfig) -> String
     }
 
     static let settings: [Setting] = [
-        Setting(key: "log_level", environment: "SAVINGSD_LOG_LEVEL", flag: { $0.logLevel },
+        Setting(key: "log_level", environment: "SAVINGSD_LOG_LEVEL", flag: ("--log-level", { $0.logLevel }),
                 apply: { config, value throws(ConfigError) in config.logLevel = try logLevel(value) },
                 render: { quoted($0.logLevel.rawValue) }),
         Setting(key: "timezone", environment: "SAVINGSD_TIMEZONE", flag: nil,
@@ -48,7 +49,7 @@ public enum ConfigLoader {
                     config.timeZone = zone
                 },
                 render: { quoted($0.timeZone.identifier) }),
-        Setting(key: "rpc.socket", environment: "SAVINGSD_SOCKET", flag: { $0.socket },
+        Setting(key: "rpc.socket", environment: "SAVINGSD_SOCKET", flag: ("--socket", { $0.socket }),
                 apply: { config, value throws(ConfigError) in config.socketPath = try absolutePath(value) },
                 render: { quoted($0.socketPath) }),
         Setting(key: "rpc.max_line_bytes", environment: "SAVINGSD_MAX_LINE_BYTES", flag: nil,
@@ -56,7 +57,7 @@ public enum ConfigLoader {
                     config.maxLineBytes = try integer(value, in: 1024...(64 << 20))
                 },
                 render: { String($0.maxLineBytes) }),
-        Setting(key: "database.path", environment: "SAVINGSD_DATABASE", flag: { $0.database },
+        Setting(key: "database.path", environment: "SAVINGSD_DATABASE", flag: ("--database", { $0.database }),
                 apply: { config, value throws(ConfigError) in config.databasePath = try absolutePath(value) },
                 render: { quoted($0.databasePath) }),
     ]
@@ -110,11 +111,11 @@ public enum ConfigLoader {
                 }
                 config.sources[setting.key] = "environment \(name)"
             }
-            if let flag = setting.flag, let raw = flag(options) {
+            if let flag = setting.flag, let raw = flag.value(options) {
                 do {
                     try setting.apply(&config, .fromText(raw))
                 } catch {
-                    throw ConfigError(message: "--\(setting.key.split(separator: ".").last!.replacingOccurrences(of: "_", with: "-")): \(error.message)")
+                    throw ConfigError(message: "\(flag.name): \(error.message)")
                 }
                 config.sources[setting.key] = "command line"
             }

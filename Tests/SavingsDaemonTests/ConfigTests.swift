@@ -107,7 +107,7 @@ import Testing
         let zone = message { _ = try load(file: "timezone = \"Mars/Olympus\"") }
         #expect(zone.contains("unknown time zone"))
         let relative = message { _ = try load(options: DaemonOptions(database: "relative.db")) }
-        #expect(relative.contains("absolute path"))
+        #expect(relative.contains("--database: 'relative.db' must be an absolute path"))
         let syntax = message { _ = try load(file: "a = = 1") }
         #expect(syntax.contains("savingsd.toml:1"))
         let env = message { _ = try load(environment: ["SAVINGSD_MAX_LINE_BYTES": "lots"]) }
