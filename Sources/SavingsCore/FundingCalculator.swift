@@ -1,0 +1,87 @@
+import Foundation
+
+/// SPEC 4.1: how an asset's balance funds the goals it is allocated to.
+///
+/// If the targets fit in the balance each goal gets its full target and the rest is
+/// unallocated; otherwise (after a withdrawal) every goal gets the same share of its target.
+/// Shares are exact to 18 decimal places and always add up to the balance exactly.
+public enum FundingCalculator {
+    public struct Split: Sendable, Equatable {
+        /// Funded amount per goal, in asset units.
+        public var funded: [UUID: Decimal]
+        /// Balance not funding any goal (never negative).
+        public var unallocated: Decimal
+        /// The sum of targets exceeds the balance, so goals are funded proportionally.
+        public var overAllocated: Bool
+
+        public var totalFunded: Decimal { funded.values.reduce(0, +) }
+    }
+
+    public static func split(balance: Decimal, targets: [UUID: Decimal]) -> Split {
+        let available = max(balance, 0)
+        let positive = targets.filter { $0.value > 0 }
+        let sum = positive.values.reduce(Decimal(0), +)
+        var funded = targets.mapValues { _ in Decimal(0) }
+        if sum <= available {
+            for (goal, target) in positive { funded[goal] = target }
+            return Split(funded: funded, unallocated: available - sum, overAllocated: false)
+        }
+        // Proportional shares, rounded down to the 18th place, then the leftover units go to
+        // the largest remainders (ties by goal id, so the result is deterministic).
+        let unit = Decimal(sign: .plus, exponent: -Amount.maxFractionDigits, significand: 1)
+        var remainders: [(goal: UUID, remainder: Decimal)] = []
+        var assigned = Decimal(0)
+        for (goal, target) in positive {
+            var exact = target * available / sum
+            var down = Decimal()
+            NSDecimalRound(&down, &exact, Amount.maxFractionDigits, .down)
+            funded[goal] = down
+            assigned += down
+            remainders.append((goal, exact - down))
+        }
+        var leftover = available - assigned
+        remainders.sort { $0.remainder != $1.remainder ? $0.remainder > $1.remainder : $0.goal.uuidString < $1.goal.uuidString }
+        var index = 0
+        while leftover >= unit, !remainders.isEmpty {
+            funded[remainders[index % remainders.count].goal, default: 0] += unit
+            leftover -= unit
+            index += 1
+        }
+        return Split(funded: funded, unallocated: leftover, overAllocated: true)
+    }
+}
+
+/// SPEC 5.1: a deposit into an asset fully allocated to exactly one goal grows that goal's
+/// allocation; any other deposit stays unallocated (the passive model, no guessing).
+public enum AutoAllocation {
+    public static func goalToGrow(allocations: [UUID: Decimal], balanceBefore: Decimal, deposit: Decimal) -> UUID? {
+        guard deposit > 0 else { return nil }
+        let active = allocations.filter { $0.value > 0 }
+        guard active.count == 1, let (goal, amount) = active.first, amount >= balanceBefore else { return nil }
+        return goal
+    }
+}
+
+/// SPEC 5.1: history stays consistent with the present. A change dated `at` writes its row
+/// there and shifts every later row of the pair by the same delta, so the newest row always
+/// equals the current allocation.
+public enum AllocationTimeline {
+    /// The target of a pair at `instant` given its rows (any order): the newest row at or
+    /// before it, ties broken by `createdAt`; 0 before the first row.
+    public static func target(at instant: Date, in rows: [AllocationHistoryEntry]) -> Decimal {
+        rows.filter { $0.timestamp <= instant }
+            .max { ($0.timestamp, $0.createdAt) < ($1.timestamp, $1.createdAt) }?.amount ?? 0
+    }
+
+    /// The rows after applying `delta` at `at`: the new row, and the later rows shifted.
+    public static func applying(delta: Decimal, at instant: Date, to rows: [AllocationHistoryEntry],
+                                newRow: (Decimal) -> AllocationHistoryEntry) -> (inserted: AllocationHistoryEntry, shifted: [AllocationHistoryEntry]) {
+        let inserted = newRow(target(at: instant, in: rows) + delta)
+        let shifted = rows.filter { $0.timestamp > instant }.map { row -> AllocationHistoryEntry in
+            var row = row
+            row.amount += delta
+            return row
+        }
+        return (inserted, shifted)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// An exchange rate: 1 `base` = `rate` `quote`, as of a time, from a provider.
+public struct ExchangeRate: Sendable, Equatable {
+    public var base: CurrencyCode
+    public var quote: CurrencyCode
+    public var rate: Decimal
+    public var asOf: Date
+    public var provider: String
+    public var fetchedAt: Date
+
+    public init(base: CurrencyCode, quote: CurrencyCode, rate: Decimal, asOf: Date, provider: String, fetchedAt: Date) {
+        self.base = base
+        self.quote = quote
+        self.rate = rate
+        self.asOf = asOf
+        self.provider = provider
+        self.fetchedAt = fetchedAt
+    }
+
+    public var pair: String { "\(base)/\(quote)" }
+
+    public static func validRate(_ text: String) throws -> Decimal {
+        let rate = try Amount.parse(text, field: "rate")
+        guard rate > 0 else {
+            throw DomainError(.invalidAmount, "rate: must be greater than zero (got \(text))", details: ["field": "rate"])
+        }
+        return rate
+    }
+}
+
+/// How one currency converts into another with the rates at hand.
+public struct Conversion: Sendable, Equatable {
+    public var rate: Decimal
+    /// The oldest `as_of` among the rates used (nil for a currency to itself).
+    public var asOf: Date?
+    /// The pairs used, e.g. ["BTC/USD", "USD/EUR"]; an inverse pair is written "EUR/USD^-1".
+    public var path: [String]
+}
+
+/// The newest rate of each pair, and conversions through the direct pair, its inverse, or
+/// triangulation through the pivot currency. A missing rate is reported, never guessed.
+public struct RateTable: Sendable {
+    private let latest: [String: ExchangeRate]
+    public let pivot: CurrencyCode
+
+    public init(rates: [ExchangeRate], pivot: CurrencyCode) {
+        var latest: [String: ExchangeRate] = [:]
+        for rate in rates where latest[rate.pair].map({ $0.asOf <= rate.asOf }) ?? true {
+            latest[rate.pair] = rate
+        }
+        self.latest = latest
+        self.pivot = pivot
+    }
+
+    public var rates: [ExchangeRate] { latest.values.sorted { $0.pair < $1.pair } }
+
+    public func conversion(from: CurrencyCode, to: CurrencyCode) -> Conversion? {
+        if from == to { return Conversion(rate: 1, asOf: nil, path: []) }
+        if let direct = leg(from, to) { return direct }
+        guard from != pivot, to != pivot, let first = leg(from, pivot), let second = leg(pivot, to) else { return nil }
+        let asOf = [first.asOf, second.asOf].compactMap { $0 }.min()
+        return Conversion(rate: first.rate * second.rate, asOf: asOf, path: first.path + second.path)
+    }
+
+    private func leg(_ from: CurrencyCode, _ to: CurrencyCode) -> Conversion? {
+        if let direct = latest["\(from)/\(to)"] {
+            return Conversion(rate: direct.rate, asOf: direct.asOf, path: [direct.pair])
+        }
+        if let inverse = latest["\(to)/\(from)"] {
+            return Conversion(rate: 1 / inverse.rate, asOf: inverse.asOf, path: [inverse.pair + "^-1"])
+        }
+        return nil
+    }
+
+    /// The pair name used when reporting a missing rate.
+    public static func missingPair(_ from: CurrencyCode, _ to: CurrencyCode) -> String { "\(from)/\(to)" }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// Everything the figures depend on, read in one consistent snapshot.
+public struct Portfolio: Sendable {
+    public var goals: [Goal]
+    public var assets: [Asset]
+    /// Balance of each asset now (sum of its transactions dated up to now).
+    public var balances: [UUID: Decimal]
+    public var allocations: [Allocation]
+    public var rates: RateTable
+
+    public init(goals: [Goal], assets: [Asset], balances: [UUID: Decimal], allocations: [Allocation], rates: RateTable) {
+        self.goals = goals
+        self.assets = assets
+        self.balances = balances
+        self.allocations = allocations
+        self.rates = rates
+    }
+}
+
+/// What one asset contributes to one goal.
+public struct AssetFunding: Sendable, Equatable {
+    public var asset: Asset
+    /// Funded amount in asset units.
+    public var funded: Decimal
+    /// Rate from the asset's currency to the goal's; nil when missing.
+    public var conversion: Conversion?
+    /// `funded` in the goal's currency; nil when the rate is missing.
+    public var value: Decimal?
+}
+
+/// SPEC 4.2: a goal's total, progress and remaining, with the breakdown behind them.
+public struct GoalFigures: Sendable, Equatable {
+    public var goal: Goal
+    public var currentTotal: Decimal
+    /// min(total / target, 1), rounded down to 4 places so it never shows 1 before the end.
+    public var progress: Decimal
+    public var remaining: Decimal
+    public var funding: [AssetFunding]
+    /// Pairs ("BTC/EUR") that could not be converted; the total leaves those assets out.
+    public var missingRates: [String]
+
+    public var incomplete: Bool { !missingRates.isEmpty }
+}
+
+/// An asset's balance, how it is allocated and funded, and its value.
+public struct AssetFigures: Sendable, Equatable {
+    public struct Line: Sendable, Equatable {
+        public var goalID: UUID
+        public var goalName: String
+        public var amount: Decimal
+        public var funded: Decimal
+    }
+
+    public var asset: Asset
+    public var balance: Decimal
+    public var allocated: Decimal
+    public var unallocated: Decimal
+    public var overAllocated: Bool
+    public var allocations: [Line]
+    public var value: Decimal?
+    public var valueCurrency: CurrencyCode
+    public var missingRate: String?
+}
+
+/// The overview: every active goal, totals in the display currency, what is incomplete.
+public struct DashboardFigures: Sendable, Equatable {
+    public var currency: CurrencyCode
+    public var goals: [GoalFigures]
+    public var goalsTotal: Decimal
+    public var unallocatedValue: Decimal
+    public var missingRates: [String]
+    public var oldestRate: Date?
+    public var newestRate: Date?
+    public var rateCount: Int
+}
+
+/// The one calculation behind every figure savingsd shows (goal.get, goal.list, asset.*,
+/// dashboard.get): funding splits per asset, then conversions at current rates.
+public struct Valuation: Sendable {
+    public let portfolio: Portfolio
+    private let splits: [UUID: FundingCalculator.Split]
+    private let goalsByID: [UUID: Goal]
+    private let assetsByID: [UUID: Asset]
+
+    public init(_ portfolio: Portfolio) {
+        self.portfolio = portfolio
+        goalsByID = Dictionary(uniqueKeysWithValues: portfolio.goals.map { ($0.id, $0) })
+        assetsByID = Dictionary(uniqueKeysWithValues: portfolio.assets.map { ($0.id, $0) })
+        let targets = Dictionary(grouping: portfolio.allocations, by: \.assetID)
+        var splits: [UUID: FundingCalculator.Split] = [:]
+        for asset in portfolio.assets {
+            let assetTargets = Dictionary((targets[asset.id] ?? []).map { ($0.goalID, $0.amount) }, uniquingKeysWith: +)
+            splits[asset.id] = FundingCalculator.split(balance: portfolio.balances[asset.id] ?? 0, targets: assetTargets)
+        }
+        self.splits = splits
+    }
+
+    public func goal(_ id: UUID) -> GoalFigures? {
+        goalsByID[id].map(figures)
+    }
+
+    public func figures(for goal: Goal) -> GoalFigures {
+        var funding: [AssetFunding] = []
+        var missing = Set<String>()
+        var total = Decimal(0)
+        for asset in portfolio.assets {
+            guard let funded = splits[asset.id]?.funded[goal.id] else { continue }
+            let conversion = portfolio.rates.conversion(from: asset.currency, to: goal.currency)
+            let value = conversion.map { funded * $0.rate }
+            if let value {
+                total += value
+            } else if funded > 0 {
+                missing.insert(RateTable.missingPair(asset.currency, goal.currency))
+            }
+            funding.append(AssetFunding(asset: asset, funded: funded, conversion: conversion, value: value))
+        }
+        var ratio = goal.targetAmount > 0 ? min(total / goal.targetAmount, 1) : 1
+        var progress = Decimal()
+        NSDecimalRound(&progress, &ratio, 4, .down)
+        return GoalFigures(goal: goal, currentTotal: total, progress: progress,
+                           remaining: max(0, goal.targetAmount - total), funding: funding, missingRates: missing.sorted())
+    }
+
+    public func asset(_ id: UUID, valueCurrency: CurrencyCode) -> AssetFigures? {
+        guard let asset = assetsByID[id], let split = splits[id] else { return nil }
+        let balance = portfolio.balances[id] ?? 0
+        let lines = portfolio.allocations.filter { $0.assetID == id }.map { allocation in
+            AssetFigures.Line(goalID: allocation.goalID, goalName: goalsByID[allocation.goalID]?.name ?? "",
+                              amount: allocation.amount, funded: split.funded[allocation.goalID] ?? 0)
+        }.sorted { $0.goalName.lowercased() < $1.goalName.lowercased() }
+        let conversion = portfolio.rates.conversion(from: asset.currency, to: valueCurrency)
+        return AssetFigures(
+            asset: asset, balance: balance, allocated: lines.reduce(0) { $0 + $1.amount },
+            unallocated: split.unallocated, overAllocated: split.overAllocated, allocations: lines,
+            value: conversion.map { max(balance, 0) * $0.rate }, valueCurrency: valueCurrency,
+            missingRate: conversion == nil ? RateTable.missingPair(asset.currency, valueCurrency) : nil)
+    }
+
+    public func dashboard(currency: CurrencyCode) -> DashboardFigures {
+        var missing = Set<String>()
+        var goalsTotal = Decimal(0)
+        let goals = portfolio.goals.filter { !$0.archived }.map(figures)
+        for figures in goals {
+            missing.formUnion(figures.missingRates)
+            if let conversion = portfolio.rates.conversion(from: figures.goal.currency, to: currency) {
+                goalsTotal += figures.currentTotal * conversion.rate
+            } else if figures.currentTotal > 0 {
+                missing.insert(RateTable.missingPair(figures.goal.currency, currency))
+            }
+        }
+        var unallocatedValue = Decimal(0)
+        for asset in portfolio.assets {
+            let unallocated = splits[asset.id]?.unallocated ?? 0
+            guard unallocated > 0 else { continue }
+            if let conversion = portfolio.rates.conversion(from: asset.currency, to: currency) {
+                unallocatedValue += unallocated * conversion.rate
+            } else {
+                missing.insert(RateTable.missingPair(asset.currency, currency))
+            }
+        }
+        let dates = portfolio.rates.rates.map(\.asOf)
+        return DashboardFigures(currency: currency, goals: goals, goalsTotal: goalsTotal, unallocatedValue: unallocatedValue,
+                                missingRates: missing.sorted(), oldestRate: dates.min(), newestRate: dates.max(),
+                                rateCount: dates.count)
+    }
+}
