@@ -57,18 +57,35 @@ public struct RateTable: Sendable {
 
     public func conversion(from: CurrencyCode, to: CurrencyCode) -> Conversion? {
         if from == to { return Conversion(rate: 1, asOf: nil, path: []) }
-        if let direct = leg(from, to) { return direct }
+        if let direct = leg(from, to) { return direct.conversion }
         guard from != pivot, to != pivot, let first = leg(from, pivot), let second = leg(pivot, to) else { return nil }
-        let asOf = [first.asOf, second.asOf].compactMap { $0 }.min()
-        return Conversion(rate: first.rate * second.rate, asOf: asOf, path: first.path + second.path)
+        // Multiply the numerators and divide once, so 60000 / 1.2 stays exactly 50000.
+        let combined = Leg(multiply: first.multiply * second.multiply, divide: first.divide * second.divide,
+                           asOf: min(first.asOf, second.asOf), path: first.path + second.path)
+        return combined.conversion
     }
 
-    private func leg(_ from: CurrencyCode, _ to: CurrencyCode) -> Conversion? {
+    /// A rate as a fraction: inverse pairs divide instead of multiplying by a rounded 1/x.
+    private struct Leg {
+        var multiply: Decimal
+        var divide: Decimal
+        var asOf: Date
+        var path: [String]
+
+        var conversion: Conversion {
+            var exact = multiply / divide
+            var rounded = Decimal()
+            NSDecimalRound(&rounded, &exact, Amount.maxFractionDigits, .plain)
+            return Conversion(rate: rounded, asOf: asOf, path: path)
+        }
+    }
+
+    private func leg(_ from: CurrencyCode, _ to: CurrencyCode) -> Leg? {
         if let direct = latest["\(from)/\(to)"] {
-            return Conversion(rate: direct.rate, asOf: direct.asOf, path: [direct.pair])
+            return Leg(multiply: direct.rate, divide: 1, asOf: direct.asOf, path: [direct.pair])
         }
         if let inverse = latest["\(to)/\(from)"] {
-            return Conversion(rate: 1 / inverse.rate, asOf: inverse.asOf, path: [inverse.pair + "^-1"])
+            return Leg(multiply: 1, divide: inverse.rate, asOf: inverse.asOf, path: [inverse.pair + "^-1"])
         }
         return nil
     }

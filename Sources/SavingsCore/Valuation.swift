@@ -50,6 +50,13 @@ public struct AssetFigures: Sendable, Equatable {
         public var goalName: String
         public var amount: Decimal
         public var funded: Decimal
+
+        public init(goalID: UUID, goalName: String, amount: Decimal, funded: Decimal) {
+            self.goalID = goalID
+            self.goalName = goalName
+            self.amount = amount
+            self.funded = funded
+        }
     }
 
     public var asset: Asset

@@ -49,6 +49,9 @@ public enum ConfigLoader {
                     config.timeZone = zone
                 },
                 render: { quoted($0.timeZone.identifier) }),
+        Setting(key: "display_currency", environment: "SAVINGSD_DISPLAY_CURRENCY", flag: nil,
+                apply: { config, value throws(ConfigError) in config.displayCurrency = try currency(value) },
+                render: { quoted($0.displayCurrency.code) }),
         Setting(key: "rpc.socket", environment: "SAVINGSD_SOCKET", flag: ("--socket", { $0.socket }),
                 apply: { config, value throws(ConfigError) in config.socketPath = try absolutePath(value) },
                 render: { quoted($0.socketPath) }),
@@ -57,6 +60,12 @@ public enum ConfigLoader {
                     config.maxLineBytes = try integer(value, in: 1024...(64 << 20))
                 },
                 render: { String($0.maxLineBytes) }),
+        Setting(key: "rates.pivot", environment: "SAVINGSD_RATES_PIVOT", flag: nil,
+                apply: { config, value throws(ConfigError) in config.ratesPivot = try currency(value) },
+                render: { quoted($0.ratesPivot.code) }),
+        Setting(key: "planning.undo_window", environment: "SAVINGSD_UNDO_WINDOW", flag: nil,
+                apply: { config, value throws(ConfigError) in config.undoWindow = try integer(value, in: 0...(366 * 86_400)) },
+                render: { String($0.undoWindow) }),
         Setting(key: "database.path", environment: "SAVINGSD_DATABASE", flag: ("--database", { $0.database }),
                 apply: { config, value throws(ConfigError) in config.databasePath = try absolutePath(value) },
                 render: { quoted($0.databasePath) }),
@@ -128,6 +137,14 @@ public enum ConfigLoader {
     private static func string(_ value: TOMLReader.Value) throws(ConfigError) -> String {
         guard case .string(let s) = value else { throw ConfigError(message: "must be a string, not \(value.typeName)") }
         return s
+    }
+
+    private static func currency(_ value: TOMLReader.Value) throws(ConfigError) -> CurrencyCode {
+        let text = try string(value)
+        guard let code = try? CurrencyCode(text) else {
+            throw ConfigError(message: "'\(text)' is not a currency code (2-10 letters or digits, e.g. EUR)")
+        }
+        return code
     }
 
     private static func absolutePath(_ value: TOMLReader.Value) throws(ConfigError) -> String {

@@ -12,6 +12,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     public var timeZone: TimeZone = .current
     public var maxLineBytes: Int = 1_048_576
+    public var displayCurrency = try! CurrencyCode("EUR")
+    public var ratesPivot = try! CurrencyCode("USD")
+    /// Seconds within which a contribution (and later a month transition) can be undone.
+    public var undoWindow: Int = 86_400
 
     /// Where each setting's value came from, for `--check-config`.
     public var sources: [String: String] = [:]
@@ -29,6 +33,9 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.logLevel = new.logLevel
         merged.timeZone = new.timeZone
         merged.maxLineBytes = new.maxLineBytes
+        merged.displayCurrency = new.displayCurrency
+        merged.ratesPivot = new.ratesPivot
+        merged.undoWindow = new.undoWindow
         merged.sources = new.sources
         return merged
     }

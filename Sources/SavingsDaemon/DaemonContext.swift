@@ -21,4 +21,35 @@ public struct DaemonContext: Sendable {
 
     /// Today's date in the configured time zone.
     public var today: CalendarDate { CalendarDate(clock.now(), in: liveConfig.current.timeZone) }
+
+    public var timeZone: TimeZone { liveConfig.current.timeZone }
+
+    /// The one valuation behind every figure, from a fresh snapshot.
+    public func valuation() async throws -> Valuation {
+        Valuation(try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot))
+    }
+
+    /// An effective date parameter: now when absent; never more than a minute in the future.
+    public func effectiveDate(_ text: String?, field: String = "date") throws -> Date {
+        let now = clock.now()
+        guard let text else { return now }
+        let date = try Timestamp.parse(text, field: field)
+        guard date.timeIntervalSince(now) <= 60 else {
+            throw DomainError.invalidField(field, "\(text) is in the future")
+        }
+        return date
+    }
+
+    /// An optional range bound: a timestamp or a plain date (start of that day in the
+    /// configured zone; `to` dates include the whole day).
+    public func bound(_ text: String?, field: String, endOfDay: Bool = false) throws -> Date? {
+        guard let text else { return nil }
+        if text.count == 10, let day = try? CalendarDate(parsing: text, field: field) {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            let start = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
+            return endOfDay ? calendar.date(byAdding: .day, value: 1, to: start)!.addingTimeInterval(-0.001) : start
+        }
+        return try Timestamp.parse(text, field: field)
+    }
 }

@@ -3,8 +3,14 @@ import SavingsRPC
 
 /// `goal.*`: create, read, update, archive and delete savings goals.
 enum GoalMethods {
-    static let goalResult = ResultSpec("goal", "a goal object", schema: Wire.goalSchema)
+    static let goalResult = ResultSpec("goal", "a goal with current_total, progress, remaining and funding",
+                                       schema: Wire.figuresGoalSchema)
     static let reference = ParamSpec.required("goal", .reference, "the goal's id or unique name")
+
+    /// A goal with its figures from the one valuation.
+    static func encode(_ goal: Goal, context: DaemonContext) async throws -> JSONValue {
+        Wire.goal(try await context.valuation().figures(for: goal))
+    }
 
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {
         let database = context.database
@@ -25,24 +31,26 @@ enum GoalMethods {
                 targetAmount: try params.requiredDecimalText("target_amount"),
                 deadline: try params.requiredString("deadline"), startDate: params.string("start_date"),
                 notes: params.string("notes"), today: context.today)
-            return Wire.goal(try await database.createGoal(new, now: context.clock.now()))
+            return try await encode(try await database.createGoal(new, now: context.clock.now()), context: context)
         }
 
         registry.register(MethodSpec(
             "goal.list", summary: "List goals, active ones unless include_archived is true.",
             params: [.optional("include_archived", .boolean, "also list archived goals")],
             result: ResultSpec("goals", "{\"goals\": [goal]}", schema: [
-                "type": "object", "properties": ["goals": ["type": "array", "items": Wire.goalSchema]],
+                "type": "object", "properties": ["goals": ["type": "array", "items": Wire.figuresGoalSchema]],
             ]),
             writes: false)) { params, _ in
-            let goals = try await database.goals(includeArchived: params.bool("include_archived") ?? false)
-            return ["goals": .array(goals.map(Wire.goal))]
+            let includeArchived = params.bool("include_archived") ?? false
+            let valuation = try await context.valuation()
+            let goals = valuation.portfolio.goals.filter { includeArchived || !$0.archived }
+            return ["goals": .array(goals.map { Wire.goal(valuation.figures(for: $0)) })]
         }
 
         registry.register(MethodSpec(
             "goal.get", summary: "One goal by id or name.", params: [reference],
             result: goalResult, writes: false)) { params, _ in
-            Wire.goal(try await database.goal(try params.requiredString("goal")))
+            try await encode(try await database.goal(try params.requiredString("goal")), context: context)
         }
 
         registry.register(MethodSpec(
@@ -64,15 +72,17 @@ enum GoalMethods {
             guard !changes.isEmpty else {
                 throw RPCError.invalidParams("nothing to update: give at least one of name, currency, target_amount, deadline, start_date, notes")
             }
-            return Wire.goal(try await database.updateGoal(try params.requiredString("goal"), changes: changes, now: context.clock.now()))
+            let goal = try await database.updateGoal(try params.requiredString("goal"), changes: changes, now: context.clock.now())
+            return try await encode(goal, context: context)
         }
 
         registry.register(MethodSpec(
             "goal.archive", summary: "Archive a goal (or restore it with archived: false).",
             params: [reference, .optional("archived", .boolean, "false restores an archived goal (default true)")],
             result: goalResult, writes: true)) { params, _ in
-            Wire.goal(try await database.setGoalArchived(
-                try params.requiredString("goal"), archived: params.bool("archived") ?? true, now: context.clock.now()))
+            let goal = try await database.setGoalArchived(
+                try params.requiredString("goal"), archived: params.bool("archived") ?? true, now: context.clock.now())
+            return try await encode(goal, context: context)
         }
 
         registry.register(MethodSpec(

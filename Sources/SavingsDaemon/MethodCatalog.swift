@@ -7,6 +7,10 @@ public enum MethodCatalog {
         var registry = MethodRegistry()
         DaemonMethods.register(into: &registry, context: context)
         GoalMethods.register(into: &registry, context: context)
+        ContributionMethods.register(into: &registry, context: context)
+        AssetMethods.register(into: &registry, context: context)
+        LedgerMethods.register(into: &registry, context: context)
+        RateMethods.register(into: &registry, context: context)
         registry.registerIntrospection(title: SavingsDaemonInfo.name, version: SavingsDaemonInfo.version)
         return registry
     }

@@ -34,7 +34,7 @@ struct GoalRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     init(_ goal: Goal) {
-        id = goal.id.uuidString.lowercased()
+        id = StoreKey.id(goal.id)
         name = goal.name
         nameKey = Goal.nameKey(goal.name)
         currency = goal.currency.code
@@ -49,20 +49,14 @@ struct GoalRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// Converts back to the domain type; a row that does not parse is storage corruption.
     func goal() throws -> Goal {
-        do {
-            guard let uuid = UUID(uuidString: id) else { throw StoreError.corrupt("goal id \(id)") }
-            return Goal(
-                id: uuid, name: name, currency: try CurrencyCode(currency),
-                targetAmount: try Amount.parse(targetAmount),
-                deadline: try CalendarDate(parsing: deadline, field: "deadline"),
-                startDate: try CalendarDate(parsing: startDate, field: "start_date"),
-                archived: archived, notes: notes,
-                createdAt: try Timestamp.parse(createdAt, field: "created_at"),
-                updatedAt: try Timestamp.parse(updatedAt, field: "updated_at"))
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.corrupt("goal \(id): \(error)")
+        try StoreKey.decoding("goal \(id)") {
+            Goal(id: try StoreKey.uuid(id), name: name, currency: try CurrencyCode(currency),
+                 targetAmount: try Amount.parse(targetAmount),
+                 deadline: try CalendarDate(parsing: deadline, field: "deadline"),
+                 startDate: try CalendarDate(parsing: startDate, field: "start_date"),
+                 archived: archived, notes: notes,
+                 createdAt: try Timestamp.parse(createdAt, field: "created_at"),
+                 updatedAt: try Timestamp.parse(updatedAt, field: "updated_at"))
         }
     }
 }

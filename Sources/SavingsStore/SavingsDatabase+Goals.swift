@@ -67,27 +67,12 @@ extension SavingsDatabase {
         }
     }
 
-    /// Resolves an id or a name; a reference matching one goal's id and another's name is ambiguous.
     static func resolveGoal(_ reference: String, _ db: Database) throws -> GoalRecord {
-        let byID = try UUID(uuidString: reference).flatMap {
-            try GoalRecord.fetchOne(db, key: $0.uuidString.lowercased())
-        }
-        let byName = try GoalRecord.filter(GoalRecord.Columns.nameKey == Goal.nameKey(reference)).fetchOne(db)
-        switch (byID, byName) {
-        case let (id?, name?) where id.id != name.id:
-            throw DomainError(.ambiguous, "'\(reference)' is the id of one goal and the name of another; use the id",
-                              details: ["reference": reference])
-        case let (goal?, _), let (nil, goal?):
-            return goal
-        case (nil, nil):
-            throw DomainError.notFound("goal", reference)
-        }
+        try Reference.resolve(GoalRecord.self, reference, what: "goal", id: \.id, db)
     }
 
     static func ensureNameFree(_ name: String, except id: UUID?, _ db: Database) throws {
-        let existing = try GoalRecord.filter(GoalRecord.Columns.nameKey == Goal.nameKey(name)).fetchOne(db)
-        if let existing, existing.id != id?.uuidString.lowercased() {
-            throw DomainError(.conflict, "a goal named '\(existing.name)' already exists", details: ["field": "name"])
-        }
+        try Reference.ensureNameFree(GoalRecord.self, name, except: id.map(StoreKey.id), what: "goal", id: \.id,
+                                     displayName: \.name, db)
     }
 }

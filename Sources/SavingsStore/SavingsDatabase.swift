@@ -93,6 +93,10 @@ public struct SavingsDatabase: Sendable {
             [
                 "goals": try GoalRecord.filter(GoalRecord.Columns.archived == false).fetchCount(db),
                 "archived_goals": try GoalRecord.filter(GoalRecord.Columns.archived == true).fetchCount(db),
+                "assets": try AssetRecord.fetchCount(db),
+                "transactions": try TransactionRecord.fetchCount(db),
+                "allocations": try AllocationRecord.fetchCount(db),
+                "rates": try RateRecord.fetchCount(db),
             ]
         }
     }

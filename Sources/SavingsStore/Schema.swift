@@ -27,6 +27,73 @@ enum Schema {
                 );
                 """)
         }
+        migrator.registerMigration("v2-funding") { db in
+            try db.execute(sql: """
+                CREATE TABLE asset (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    name_key TEXT NOT NULL UNIQUE,
+                    currency TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('crypto', 'fiat')),
+                    address TEXT,
+                    notes TEXT,
+                    created_at TEXT NOT NULL,
+                    updated_at TEXT NOT NULL
+                );
+                CREATE TABLE asset_transaction (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    amount TEXT NOT NULL,
+                    date TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('manual', 'onchain', 'import')),
+                    note TEXT,
+                    external_id TEXT,
+                    created_at TEXT NOT NULL,
+                    UNIQUE (asset_id, external_id)
+                );
+                CREATE INDEX asset_transaction_by_date ON asset_transaction(asset_id, date);
+                CREATE TABLE allocation (
+                    asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
+                    amount TEXT NOT NULL,
+                    updated_at TEXT NOT NULL,
+                    PRIMARY KEY (asset_id, goal_id)
+                );
+                CREATE INDEX allocation_by_goal ON allocation(goal_id);
+                CREATE TABLE allocation_history (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
+                    amount TEXT NOT NULL,
+                    timestamp TEXT NOT NULL,
+                    created_at TEXT NOT NULL,
+                    month_label TEXT NOT NULL
+                );
+                CREATE INDEX allocation_history_by_pair ON allocation_history(asset_id, goal_id, timestamp, created_at);
+                CREATE INDEX allocation_history_by_goal ON allocation_history(goal_id, timestamp);
+                CREATE TABLE rate (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    base TEXT NOT NULL,
+                    quote TEXT NOT NULL,
+                    rate TEXT NOT NULL,
+                    as_of TEXT NOT NULL,
+                    provider TEXT NOT NULL,
+                    fetched_at TEXT NOT NULL
+                );
+                CREATE INDEX rate_by_pair ON rate(base, quote, as_of);
+                CREATE TABLE contribution (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
+                    asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    transaction_id TEXT REFERENCES asset_transaction(id) ON DELETE SET NULL,
+                    history_id TEXT REFERENCES allocation_history(id) ON DELETE SET NULL,
+                    amount TEXT NOT NULL,
+                    date TEXT NOT NULL,
+                    created_at TEXT NOT NULL,
+                    undone_at TEXT
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -118,12 +118,18 @@ struct SeededGenerator: RandomNumberGenerator {
     @Test func directInverseAndTriangulated() {
         let table = RateTable(rates: [rate(btc, usd, "60000", t1), rate(eur, usd, "1.25", t2), rate(btc, usd, "50000", t2)], pivot: usd)
         #expect(table.conversion(from: btc, to: usd)?.rate == 50000, "the newest rate wins")
-        #expect(table.conversion(from: usd, to: eur)?.rate == Decimal(1) / Decimal(string: "1.25")!)
+        #expect(table.conversion(from: usd, to: eur)?.rate == Decimal(string: "0.8")!)
         let triangulated = table.conversion(from: btc, to: eur)
         #expect(triangulated?.rate == 40000)
         #expect(triangulated?.path == ["BTC/USD", "EUR/USD^-1"])
         #expect(table.conversion(from: eur, to: eur)?.rate == 1)
         #expect(table.conversion(from: gbp, to: eur) == nil, "a missing rate is not guessed")
+    }
+
+    @Test func inverseLegsDivideExactly() {
+        let table = RateTable(rates: [rate(btc, usd, "60000", t1), rate(eur, usd, "1.2", t1)], pivot: usd)
+        #expect(table.conversion(from: btc, to: eur)?.rate == 50000)
+        #expect(table.conversion(from: usd, to: eur)?.rate == Decimal(string: "0.833333333333333333")!, "rounded to 18 places")
     }
 
     @Test func valuationReportsMissingRatesAndNeverCountsThemAsOne() throws {

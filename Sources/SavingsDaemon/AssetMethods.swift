@@ -1,0 +1,84 @@
+import SavingsCore
+import SavingsRPC
+
+/// `asset.*`: where money sits, with balance, allocation and value.
+enum AssetMethods {
+    static let assetResult = ResultSpec("asset", "an asset with balance, allocated, unallocated, value and allocations",
+                                        schema: Wire.assetSchema)
+    static let reference = ParamSpec.required("asset", .reference, "the asset's id or unique name")
+
+    /// The asset object: figures from the one valuation, value in the display currency.
+    static func encode(_ asset: Asset, context: DaemonContext) async throws -> JSONValue {
+        let valuation = try await context.valuation()
+        guard let figures = valuation.asset(asset.id, valueCurrency: context.liveConfig.current.displayCurrency) else {
+            throw DomainError.notFound("asset", asset.name)
+        }
+        return Wire.asset(figures)
+    }
+
+    static func register(into registry: inout MethodRegistry, context: DaemonContext) {
+        let database = context.database
+
+        registry.register(MethodSpec(
+            "asset.create", summary: "Create an asset (a crypto holding or a fiat account).",
+            params: [
+                .required("name", .string, "unique name"),
+                .required("currency", .string, "its currency or coin (BTC, ETH, EUR)"),
+                .required("kind", .string, "\"crypto\" or \"fiat\""),
+                .optional("address", .string, "wallet address or account reference"),
+                .optional("notes", .string, "free text"),
+            ],
+            result: assetResult, writes: true)) { params, _ in
+            let new = try NewAsset(name: try params.requiredString("name"), currency: try params.requiredString("currency"),
+                                   kind: try params.requiredString("kind"), address: params.string("address"),
+                                   notes: params.string("notes"))
+            return try await encode(try await database.createAsset(new, now: context.clock.now()), context: context)
+        }
+
+        registry.register(MethodSpec(
+            "asset.list", summary: "Every asset with its balance, allocation and value.",
+            result: ResultSpec("assets", "{\"assets\": [asset]}", schema: ["type": "object"]),
+            writes: false)) { _, _ in
+            let valuation = try await context.valuation()
+            let currency = context.liveConfig.current.displayCurrency
+            return ["assets": .array(valuation.portfolio.assets.compactMap { valuation.asset($0.id, valueCurrency: currency) }.map(Wire.asset))]
+        }
+
+        registry.register(MethodSpec(
+            "asset.get", summary: "One asset by id or name.", params: [reference],
+            result: assetResult, writes: false)) { params, _ in
+            try await encode(try await database.asset(try params.requiredString("asset")), context: context)
+        }
+
+        registry.register(MethodSpec(
+            "asset.update", summary: "Change an asset's name, kind, address, notes (currency only while it has no history).",
+            params: [
+                reference,
+                .optional("name", .string, "new unique name"),
+                .optional("currency", .string, "new currency (only without transactions or allocations)"),
+                .optional("kind", .string, "\"crypto\" or \"fiat\""),
+                ParamSpec("address", .string, nullable: true, "new address; null clears it"),
+                ParamSpec("notes", .string, nullable: true, "new notes; null clears them"),
+            ],
+            result: assetResult, writes: true)) { params, _ in
+            let changes = AssetChanges(
+                name: params.string("name"), currency: params.string("currency"), kind: params.string("kind"),
+                address: params.isNull("address") ? "" : params.string("address"),
+                notes: params.isNull("notes") ? "" : params.string("notes"))
+            guard !changes.isEmpty else {
+                throw RPCError.invalidParams("nothing to update: give at least one of name, currency, kind, address, notes")
+            }
+            let asset = try await database.updateAsset(try params.requiredString("asset"), changes: changes, now: context.clock.now())
+            return try await encode(asset, context: context)
+        }
+
+        registry.register(MethodSpec(
+            "asset.delete", summary: "Delete an asset; one with transactions or allocations only with force.",
+            params: [reference, .optional("force", .boolean, "also delete its transactions, allocations and history")],
+            result: ResultSpec("deleted", "{\"deleted\": true, \"asset\": {id, name}}", schema: ["type": "object"]),
+            writes: true)) { params, _ in
+            let asset = try await database.deleteAsset(try params.requiredString("asset"), force: params.bool("force") ?? false)
+            return ["deleted": true, "asset": ["id": Wire.id(asset.id), "name": .string(asset.name)]]
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SavingsCore
+import SavingsRPC
+
+/// `rates.*` and `dashboard.get`: conversions and the overview in one currency.
+enum RateMethods {
+    static func register(into registry: inout MethodRegistry, context: DaemonContext) {
+        let database = context.database
+
+        registry.register(MethodSpec(
+            "rates.set", summary: "Record an exchange rate by hand: 1 base = rate quote.",
+            params: [
+                .required("base", .string, "currency converted from (BTC)"),
+                .required("quote", .string, "currency converted to (EUR)"),
+                .required("rate", .decimal, "how many quote units one base unit is worth, > 0"),
+                .optional("as_of", .string, "when the rate was true, ISO 8601 (default now)"),
+            ],
+            result: ResultSpec("rate", "the recorded rate", schema: ["type": "object"]), writes: true)) { params, _ in
+            let base = try CurrencyCode(try params.requiredString("base"), field: "base")
+            let quote = try CurrencyCode(try params.requiredString("quote"), field: "quote")
+            guard base != quote else { throw DomainError.invalidField("quote", "must differ from base") }
+            let now = context.clock.now()
+            let rate = ExchangeRate(base: base, quote: quote, rate: try ExchangeRate.validRate(try params.requiredDecimalText("rate")),
+                                    asOf: try context.effectiveDate(params.string("as_of"), field: "as_of"),
+                                    provider: "manual", fetchedAt: now)
+            return Wire.rate(try await database.recordRate(rate), now: now)
+        }
+
+        registry.register(MethodSpec(
+            "rates.list", summary: "The current rate of every pair, or the history of rates.",
+            params: [
+                .optional("history", .boolean, "every recorded rate instead of the newest per pair"),
+                .optional("base", .string, "only this base (with history)"),
+                .optional("quote", .string, "only this quote (with history)"),
+                .optional("limit", .integer(min: 1, max: 10_000), "most history entries (default 1000)"),
+            ],
+            result: ResultSpec("rates", "{\"rates\": [rate], \"pivot\": code}", schema: ["type": "object"]), writes: false)) { params, _ in
+            let now = context.clock.now()
+            let rates: [ExchangeRate]
+            if params.bool("history") == true {
+                rates = try await database.rateHistory(
+                    base: try params.string("base").map { try CurrencyCode($0, field: "base") },
+                    quote: try params.string("quote").map { try CurrencyCode($0, field: "quote") },
+                    limit: params.int("limit") ?? 1000)
+            } else {
+                rates = try await context.valuation().portfolio.rates.rates
+            }
+            return ["rates": .array(rates.map { Wire.rate($0, now: now) }),
+                    "pivot": .string(context.liveConfig.current.ratesPivot.code)]
+        }
+
+        registry.register(MethodSpec(
+            "rates.convert", summary: "Convert an amount with the current rates (direct, inverse or through the pivot).",
+            params: [
+                .required("amount", .decimal, "the amount to convert"),
+                .required("from", .string, "its currency"),
+                .required("to", .string, "the target currency"),
+            ],
+            result: ResultSpec("conversion", "result, rate, as_of, age_seconds, path", schema: ["type": "object"]),
+            writes: false)) { params, _ in
+            let amount = try Amount.parse(try params.requiredDecimalText("amount"))
+            let from = try CurrencyCode(try params.requiredString("from"), field: "from")
+            let to = try CurrencyCode(try params.requiredString("to"), field: "to")
+            let rates = try await context.valuation().portfolio.rates
+            guard let conversion = rates.conversion(from: from, to: to) else {
+                let pair = RateTable.missingPair(from, to)
+                throw DomainError(.rateUnavailable, "no rate for \(pair), directly, inverted or through \(rates.pivot)",
+                                  details: ["missing": pair])
+            }
+            return [
+                "amount": .string(Amount.plainText(amount)), "from": .string(from.code), "to": .string(to.code),
+                "result": Wire.money(amount * conversion.rate, to),
+                "rate": .string(Amount.plainText(conversion.rate)),
+                "as_of": conversion.asOf.map(Wire.timestamp) ?? .null,
+                "age_seconds": Wire.age(conversion.asOf, now: context.clock.now()),
+                "path": .array(conversion.path.map(JSONValue.string)),
+            ]
+        }
+
+        registry.register(MethodSpec(
+            "dashboard.get", summary: "Every active goal with its figures, totals in one currency, rate freshness.",
+            params: [.optional("currency", .string, "totals in this currency (default display_currency)")],
+            result: ResultSpec("dashboard", "goals, totals, rates, incomplete, missing_rates", schema: ["type": "object"]),
+            writes: false)) { params, _ in
+            let currency = try params.string("currency").map { try CurrencyCode($0) } ?? context.liveConfig.current.displayCurrency
+            return Wire.dashboard(try await context.valuation().dashboard(currency: currency), now: context.clock.now())
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// Rows of the funding tables. Amounts are exact decimal text, instants ISO 8601 text.
+struct AssetRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "asset"
+    var id: String
+    var name: String
+    var nameKey: String
+    var currency: String
+    var kind: String
+    var address: String?
+    var notes: String?
+    var createdAt: String
+    var updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, currency, kind, address, notes
+        case nameKey = "name_key"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    init(_ asset: Asset) {
+        id = StoreKey.id(asset.id)
+        name = asset.name
+        nameKey = Goal.nameKey(asset.name)
+        currency = asset.currency.code
+        kind = asset.kind.rawValue
+        address = asset.address
+        notes = asset.notes
+        createdAt = Timestamp.format(asset.createdAt)
+        updatedAt = Timestamp.format(asset.updatedAt)
+    }
+
+    func asset() throws -> Asset {
+        try StoreKey.decoding("asset \(id)") {
+            Asset(id: try StoreKey.uuid(id), name: name, currency: try CurrencyCode(currency), kind: try Asset.kind(kind),
+                  address: address, notes: notes, createdAt: try Timestamp.parse(createdAt, field: "created_at"),
+                  updatedAt: try Timestamp.parse(updatedAt, field: "updated_at"))
+        }
+    }
+}
+
+struct TransactionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "asset_transaction"
+    var id: String
+    var assetID: String
+    var amount: String
+    var date: String
+    var source: String
+    var note: String?
+    var externalID: String?
+    var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, amount, date, source, note
+        case assetID = "asset_id"
+        case externalID = "external_id"
+        case createdAt = "created_at"
+    }
+
+    init(_ tx: AssetTransaction) {
+        id = StoreKey.id(tx.id)
+        assetID = StoreKey.id(tx.assetID)
+        amount = Amount.plainText(tx.amount)
+        date = Timestamp.format(tx.date)
+        source = tx.source.rawValue
+        note = tx.note
+        externalID = tx.externalID
+        createdAt = Timestamp.format(tx.createdAt)
+    }
+
+    func transaction() throws -> AssetTransaction {
+        try StoreKey.decoding("transaction \(id)") {
+            guard let source = AssetTransaction.Source(rawValue: source) else { throw StoreError.corrupt("source \(source)") }
+            return AssetTransaction(id: try StoreKey.uuid(id), assetID: try StoreKey.uuid(assetID), amount: try Amount.parse(amount),
+                                    date: try Timestamp.parse(date, field: "date"), source: source, note: note,
+                                    externalID: externalID, createdAt: try Timestamp.parse(createdAt, field: "created_at"))
+        }
+    }
+}
+
+struct AllocationRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "allocation"
+    var assetID: String
+    var goalID: String
+    var amount: String
+    var updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case amount
+        case assetID = "asset_id"
+        case goalID = "goal_id"
+        case updatedAt = "updated_at"
+    }
+
+    func allocation() throws -> Allocation {
+        try StoreKey.decoding("allocation \(assetID)/\(goalID)") {
+            Allocation(assetID: try StoreKey.uuid(assetID), goalID: try StoreKey.uuid(goalID), amount: try Amount.parse(amount))
+        }
+    }
+}
+
+struct AllocationHistoryRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "allocation_history"
+    var id: String
+    var assetID: String
+    var goalID: String
+    var amount: String
+    var timestamp: String
+    var createdAt: String
+    var monthLabel: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, amount, timestamp
+        case assetID = "asset_id"
+        case goalID = "goal_id"
+        case createdAt = "created_at"
+        case monthLabel = "month_label"
+    }
+
+    init(_ entry: AllocationHistoryEntry) {
+        id = StoreKey.id(entry.id)
+        assetID = StoreKey.id(entry.assetID)
+        goalID = StoreKey.id(entry.goalID)
+        amount = Amount.plainText(entry.amount)
+        timestamp = Timestamp.format(entry.timestamp)
+        createdAt = Timestamp.format(entry.createdAt)
+        monthLabel = entry.monthLabel.description
+    }
+
+    func entry() throws -> AllocationHistoryEntry {
+        try StoreKey.decoding("allocation history \(id)") {
+            AllocationHistoryEntry(id: try StoreKey.uuid(id), assetID: try StoreKey.uuid(assetID), goalID: try StoreKey.uuid(goalID),
+                                   amount: try Amount.parse(amount), timestamp: try Timestamp.parse(timestamp, field: "timestamp"),
+                                   createdAt: try Timestamp.parse(createdAt, field: "created_at"),
+                                   monthLabel: try MonthLabel(parsing: monthLabel))
+        }
+    }
+}
+
+struct RateRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "rate"
+    var id: Int64?
+    var base: String
+    var quote: String
+    var rate: String
+    var asOf: String
+    var provider: String
+    var fetchedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, base, quote, rate, provider
+        case asOf = "as_of"
+        case fetchedAt = "fetched_at"
+    }
+
+    init(_ rate: ExchangeRate) {
+        base = rate.base.code
+        quote = rate.quote.code
+        self.rate = Amount.plainText(rate.rate)
+        asOf = Timestamp.format(rate.asOf)
+        provider = rate.provider
+        fetchedAt = Timestamp.format(rate.fetchedAt)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    func exchangeRate() throws -> ExchangeRate {
+        try StoreKey.decoding("rate \(base)/\(quote)") {
+            ExchangeRate(base: try CurrencyCode(base), quote: try CurrencyCode(quote), rate: try Amount.parse(rate),
+                         asOf: try Timestamp.parse(asOf, field: "as_of"), provider: provider,
+                         fetchedAt: try Timestamp.parse(fetchedAt, field: "fetched_at"))
+        }
+    }
+}
+
+struct ContributionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "contribution"
+    var id: String
+    var goalID: String
+    var assetID: String
+    var transactionID: String?
+    var historyID: String?
+    var amount: String
+    var date: String
+    var createdAt: String
+    var undoneAt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, amount, date
+        case goalID = "goal_id"
+        case assetID = "asset_id"
+        case transactionID = "transaction_id"
+        case historyID = "history_id"
+        case createdAt = "created_at"
+        case undoneAt = "undone_at"
+    }
+}
+
+/// How ids and decoding failures are represented in storage.
+enum StoreKey {
+    /// Ids are stored as lower-case UUID text.
+    static func id(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
+
+    static func uuid(_ text: String) throws -> UUID {
+        guard let uuid = UUID(uuidString: text) else { throw StoreError.corrupt("id \(text)") }
+        return uuid
+    }
+
+    /// Runs a row conversion; anything that does not parse is reported as corruption.
+    static func decoding<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.corrupt("\(what): \(error)")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+extension SavingsDatabase {
+    public func createAsset(_ new: NewAsset, id: UUID = UUID(), now: Date) async throws -> Asset {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        let asset = Asset(id: id, name: new.name, currency: new.currency, kind: new.kind, address: new.address, notes: new.notes,
+                          createdAt: now, updatedAt: now)
+        return try await write { db in
+            try Self.ensureAssetNameFree(asset.name, except: nil, db)
+            try AssetRecord(asset).insert(db)
+            return asset
+        }
+    }
+
+    public func asset(_ reference: String) async throws -> Asset {
+        try await read { db in try Self.resolveAsset(reference, db).asset() }
+    }
+
+    /// Changes an asset; its currency is fixed once it has transactions or allocations.
+    public func updateAsset(_ reference: String, changes: AssetChanges, now: Date) async throws -> Asset {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        return try await write { db in
+            let current = try Self.resolveAsset(reference, db).asset()
+            let updated = try changes.applied(to: current, at: now)
+            if Goal.nameKey(updated.name) != Goal.nameKey(current.name) {
+                try Self.ensureAssetNameFree(updated.name, except: current.id, db)
+            }
+            if updated.currency != current.currency, try Self.hasHistory(assetID: StoreKey.id(current.id), db) {
+                throw DomainError(.conflict, "the currency of '\(current.name)' cannot change: it has transactions or allocations",
+                                  details: ["field": "currency"])
+            }
+            if updated != current { try AssetRecord(updated).update(db) }
+            return updated
+        }
+    }
+
+    /// Deletes an asset; one with transactions or allocations only with `force`.
+    public func deleteAsset(_ reference: String, force: Bool) async throws -> Asset {
+        try await write { db in
+            let record = try Self.resolveAsset(reference, db)
+            if !force, try Self.hasHistory(assetID: record.id, db) {
+                throw DomainError(.conflict, "'\(record.name)' has transactions or allocations; pass force to delete them too")
+            }
+            let asset = try record.asset()
+            try record.delete(db)
+            return asset
+        }
+    }
+
+    static func resolveAsset(_ reference: String, _ db: Database) throws -> AssetRecord {
+        try Reference.resolve(AssetRecord.self, reference, what: "asset", id: \.id, db)
+    }
+
+    static func ensureAssetNameFree(_ name: String, except id: UUID?, _ db: Database) throws {
+        try Reference.ensureNameFree(AssetRecord.self, name, except: id.map(StoreKey.id), what: "asset", id: \.id,
+                                     displayName: \.name, db)
+    }
+
+    static func hasHistory(assetID: String, _ db: Database) throws -> Bool {
+        try TransactionRecord.filter(Column("asset_id") == assetID).fetchCount(db) > 0
+            || AllocationRecord.filter(Column("asset_id") == assetID).fetchCount(db) > 0
+    }
+
+    /// Sum of the asset's transactions dated at or before `instant`.
+    static func balance(assetID: String, at instant: Date, _ db: Database) throws -> Decimal {
+        let amounts = try String.fetchAll(db, sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date <= ?",
+                                          arguments: [assetID, Timestamp.format(instant)])
+        return try amounts.reduce(Decimal(0)) { $0 + (try Amount.parse($1)) }
+    }
+
+    /// One consistent snapshot of everything the figures depend on.
+    public func portfolio(now: Date, pivot: CurrencyCode) async throws -> Portfolio {
+        try await read { db in
+            let goals = try GoalRecord.order(Column("name_key")).fetchAll(db).map { try $0.goal() }
+            let assets = try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
+            var balances: [UUID: Decimal] = [:]
+            let rows = try Row.fetchAll(db, sql: "SELECT asset_id, amount FROM asset_transaction WHERE date <= ?",
+                                        arguments: [Timestamp.format(now)])
+            for row in rows {
+                let id = try StoreKey.uuid(row["asset_id"])
+                balances[id, default: 0] += try Amount.parse(row["amount"] as String)
+            }
+            let allocations = try AllocationRecord.fetchAll(db).map { try $0.allocation() }
+            let rates = try RateRecord.order(Column("as_of"), Column("id")).fetchAll(db).map { try $0.exchangeRate() }
+            return Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
+                             rates: RateTable(rates: rates, pivot: pivot))
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// What `goal.contribute` did.
+public struct Contribution: Sendable, Equatable {
+    public var id: UUID
+    public var goal: Goal
+    public var asset: Asset
+    public var assetCreated: Bool
+    public var transaction: AssetTransaction
+}
+
+extension SavingsDatabase {
+    /// "I saved 200 EUR": one deposit plus the same allocation increase, in one transaction
+    /// (SPEC 5.1). Without `asset`: the single asset in the goal's currency allocated to the
+    /// goal, else the fiat asset "<CUR> savings" (created when missing).
+    public func contribute(goal goalRef: String, amount: Decimal, asset assetRef: String?, date: Date, note: String?,
+                           now: Date, timeZone: TimeZone) async throws -> Contribution {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        let date = Timestamp.truncatedToMilliseconds(date)
+        guard amount > 0 else {
+            throw DomainError(.invalidAmount, "amount: a contribution must be greater than zero", details: ["field": "amount"])
+        }
+        return try await write { db in
+            let goal = try Self.activeGoal(goalRef, db).goal()
+            let (asset, created) = try assetRef.map { (try Self.resolveAsset($0, db).asset(), false) }
+                ?? Self.contributionAsset(for: goal, now: now, db)
+            let transaction = AssetTransaction(id: UUID(), assetID: asset.id, amount: amount, date: date, source: .manual,
+                                               note: note, externalID: nil, createdAt: now)
+            _ = try Self.insertTransaction(transaction, autoAllocate: false, now: now, timeZone: timeZone, db)
+            let historyID = try Self.applyAllocationDelta(assetID: asset.id, goalID: goal.id, delta: amount, at: date, now: now,
+                                                          timeZone: timeZone, db)
+            let id = UUID()
+            try ContributionRecord(id: StoreKey.id(id), goalID: StoreKey.id(goal.id), assetID: StoreKey.id(asset.id),
+                                   transactionID: StoreKey.id(transaction.id), historyID: StoreKey.id(historyID),
+                                   amount: Amount.plainText(amount), date: Timestamp.format(date), createdAt: Timestamp.format(now),
+                                   undoneAt: nil).insert(db)
+            return Contribution(id: id, goal: goal, asset: asset, assetCreated: created, transaction: transaction)
+        }
+    }
+
+    /// Reverts both parts of a contribution within `undoWindow` of it.
+    public func undoContribution(_ id: String, undoWindow: TimeInterval, now: Date) async throws -> Goal {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        return try await write { db in
+            guard let uuid = UUID(uuidString: id), var record = try ContributionRecord.fetchOne(db, key: StoreKey.id(uuid)) else {
+                throw DomainError.notFound("contribution", id)
+            }
+            guard record.undoneAt == nil else { throw DomainError(.invalidState, "contribution \(id) was already undone") }
+            let createdAt = try Timestamp.parse(record.createdAt, field: "created_at")
+            guard now.timeIntervalSince(createdAt) <= undoWindow else {
+                throw DomainError(.undoExpired, "contribution \(id) can no longer be undone (the undo window of \(Int(undoWindow)) s has passed)")
+            }
+            let amount = try Amount.parse(record.amount)
+            if let transactionID = record.transactionID {
+                _ = try TransactionRecord.deleteOne(db, key: transactionID)
+            }
+            // Take the contribution's row out of the timeline and shift later rows back.
+            if let historyID = record.historyID, let row = try AllocationHistoryRecord.fetchOne(db, key: historyID) {
+                let entry = try row.entry()
+                let pair = Column("asset_id") == row.assetID && Column("goal_id") == row.goalID
+                for later in try AllocationHistoryRecord.filter(pair).fetchAll(db) {
+                    let other = try later.entry()
+                    guard (other.timestamp, other.createdAt) > (entry.timestamp, entry.createdAt) else { continue }
+                    var shifted = other
+                    shifted.amount -= amount
+                    try AllocationHistoryRecord(shifted).update(db)
+                }
+                try row.delete(db)
+                try Self.syncAllocation(assetID: entry.assetID, goalID: entry.goalID, now: now, db)
+            }
+            record.undoneAt = Timestamp.format(now)
+            try record.update(db)
+            return try Self.resolveGoal(record.goalID, db).goal()
+        }
+    }
+
+    private static func contributionAsset(for goal: Goal, now: Date, _ db: Database) throws -> (Asset, Bool) {
+        let candidates = try AssetRecord.fetchAll(db, sql: """
+            SELECT asset.* FROM asset JOIN allocation ON allocation.asset_id = asset.id
+            WHERE allocation.goal_id = ? AND asset.currency = ?
+            """, arguments: [StoreKey.id(goal.id), goal.currency.code])
+        if candidates.count > 1 {
+            throw DomainError(.ambiguous, "'\(goal.name)' has several \(goal.currency) assets (\(candidates.map(\.name).sorted().joined(separator: ", "))); say which with asset")
+        }
+        if let only = candidates.first { return (try only.asset(), false) }
+        let name = Asset.savingsAccountName(goal.currency)
+        if let existing = try AssetRecord.filter(Column("name_key") == Goal.nameKey(name)).fetchOne(db) {
+            let asset = try existing.asset()
+            guard asset.currency == goal.currency else {
+                throw DomainError(.conflict, "an asset named '\(name)' exists in \(asset.currency); say which asset with asset")
+            }
+            return (asset, false)
+        }
+        let asset = Asset(id: UUID(), name: name, currency: goal.currency, kind: .fiat, address: nil,
+                          notes: "created by goal.contribute", createdAt: now, updatedAt: now)
+        try AssetRecord(asset).insert(db)
+        return (asset, true)
+    }
+}

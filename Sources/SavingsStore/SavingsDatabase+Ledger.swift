@@ -1,0 +1,226 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// The result of recording a transaction.
+public struct RecordedTransaction: Sendable, Equatable {
+    public var transaction: AssetTransaction
+    /// The goal whose allocation grew with the deposit (SPEC 5.1), if any.
+    public var autoAllocatedGoalID: UUID?
+}
+
+/// Which transactions `tx.list` returns.
+public struct TransactionFilter: Sendable, Equatable {
+    public var asset: String?
+    public var goal: String?
+    public var from: Date?
+    public var to: Date?
+    public var limit: Int
+    /// Continue after this (date, id) position, newest first.
+    public var after: (date: String, id: String)?
+
+    public init(asset: String? = nil, goal: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = 100,
+                after: (date: String, id: String)? = nil) {
+        self.asset = asset
+        self.goal = goal
+        self.from = from
+        self.to = to
+        self.limit = limit
+        self.after = after
+    }
+
+    public static func == (a: TransactionFilter, b: TransactionFilter) -> Bool {
+        a.asset == b.asset && a.goal == b.goal && a.from == b.from && a.to == b.to && a.limit == b.limit
+            && a.after?.date == b.after?.date && a.after?.id == b.after?.id
+    }
+}
+
+extension SavingsDatabase {
+    /// Records a transaction; a deposit into an asset dedicated to one goal grows that
+    /// allocation at the transaction's date.
+    public func addTransaction(asset reference: String, amount: Decimal, date: Date, source: AssetTransaction.Source = .manual,
+                               note: String?, externalID: String?, now: Date, timeZone: TimeZone) async throws -> RecordedTransaction {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        let date = Timestamp.truncatedToMilliseconds(date)
+        return try await write { db in
+            let asset = try Self.resolveAsset(reference, db)
+            let transaction = AssetTransaction(id: UUID(), assetID: try StoreKey.uuid(asset.id), amount: amount, date: date,
+                                               source: source, note: note, externalID: externalID, createdAt: now)
+            let goal = try Self.insertTransaction(transaction, autoAllocate: true, now: now, timeZone: timeZone, db)
+            return RecordedTransaction(transaction: transaction, autoAllocatedGoalID: goal)
+        }
+    }
+
+    /// Inserts a transaction inside a write; returns the auto-allocated goal if any.
+    static func insertTransaction(_ transaction: AssetTransaction, autoAllocate: Bool, now: Date, timeZone: TimeZone,
+                                  _ db: Database) throws -> UUID? {
+        let assetID = StoreKey.id(transaction.assetID)
+        if let externalID = transaction.externalID,
+           try TransactionRecord.filter(Column("asset_id") == assetID && Column("external_id") == externalID).fetchCount(db) > 0 {
+            throw DomainError(.conflict, "a transaction with external_id '\(externalID)' already exists for this asset",
+                              details: ["field": "external_id"])
+        }
+        var grown: UUID?
+        if autoAllocate, transaction.amount > 0 {
+            let targets = try allocations(assetID: assetID, db)
+            let balance = try balance(assetID: assetID, at: now, db)
+            grown = AutoAllocation.goalToGrow(allocations: targets, balanceBefore: balance, deposit: transaction.amount)
+        }
+        try TransactionRecord(transaction).insert(db)
+        if let grown {
+            _ = try applyAllocationDelta(assetID: transaction.assetID, goalID: grown, delta: transaction.amount,
+                                         at: transaction.date, now: now, timeZone: timeZone, db)
+        }
+        return grown
+    }
+
+    public func transactions(_ filter: TransactionFilter) async throws -> [AssetTransaction] {
+        try await read { db in
+            var request = TransactionRecord.all()
+            if let asset = filter.asset {
+                request = request.filter(Column("asset_id") == (try Self.resolveAsset(asset, db)).id)
+            }
+            if let goal = filter.goal {
+                let goalID = try Self.resolveGoal(goal, db).id
+                let assetIDs = try String.fetchAll(db, sql: """
+                    SELECT asset_id FROM allocation WHERE goal_id = ? UNION SELECT asset_id FROM allocation_history WHERE goal_id = ?
+                    """, arguments: [goalID, goalID])
+                request = request.filter(assetIDs.contains(Column("asset_id")))
+            }
+            if let from = filter.from { request = request.filter(Column("date") >= Timestamp.format(from)) }
+            if let to = filter.to { request = request.filter(Column("date") <= Timestamp.format(to)) }
+            if let after = filter.after {
+                request = request.filter(Column("date") < after.date || (Column("date") == after.date && Column("id") < after.id))
+            }
+            return try request.order(Column("date").desc, Column("id").desc).limit(filter.limit).fetchAll(db).map { try $0.transaction() }
+        }
+    }
+
+    public func deleteTransaction(_ id: String) async throws -> AssetTransaction {
+        try await write { db in
+            guard let uuid = UUID(uuidString: id), let record = try TransactionRecord.fetchOne(db, key: StoreKey.id(uuid)) else {
+                throw DomainError.notFound("transaction", id)
+            }
+            try record.delete(db)
+            return try record.transaction()
+        }
+    }
+
+    // MARK: - Allocations
+
+    /// Sets the target of (asset, goal); 0 removes it. Raising it beyond the balance is refused.
+    public func setAllocation(asset assetRef: String, goal goalRef: String, amount: Decimal, now: Date,
+                              timeZone: TimeZone) async throws -> Allocation {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        return try await write { db in
+            let asset = try Self.resolveAsset(assetRef, db)
+            let goal = try Self.activeGoal(goalRef, db)
+            let targets = try Self.allocations(assetID: asset.id, db)
+            let goalID = try StoreKey.uuid(goal.id)
+            let current = targets[goalID] ?? 0
+            if amount > current {
+                let others = targets.filter { $0.key != goalID }.values.reduce(Decimal(0), +)
+                let balance = max(try Self.balance(assetID: asset.id, at: now, db), 0)
+                if others + amount > balance {
+                    let available = max(balance - others, 0)
+                    throw DomainError(.insufficientBalance,
+                                      "'\(asset.name)' has \(Amount.plainText(available)) \(asset.currency) available for '\(goal.name)', not \(Amount.plainText(amount))",
+                                      details: ["available": Amount.plainText(available)])
+                }
+            }
+            if amount != current {
+                _ = try Self.applyAllocationDelta(assetID: try StoreKey.uuid(asset.id), goalID: goalID, delta: amount - current,
+                                                  at: now, now: now, timeZone: timeZone, db)
+            }
+            return Allocation(assetID: try StoreKey.uuid(asset.id), goalID: goalID, amount: amount)
+        }
+    }
+
+    /// Moves part of one goal's allocation to another in one step (a reallocation).
+    public func moveAllocation(asset assetRef: String, from fromRef: String, to toRef: String, amount: Decimal, now: Date,
+                               timeZone: TimeZone) async throws -> (from: Allocation, to: Allocation) {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        return try await write { db in
+            let asset = try Self.resolveAsset(assetRef, db)
+            let from = try Self.resolveGoal(fromRef, db)
+            let to = try Self.activeGoal(toRef, db)
+            guard from.id != to.id else { throw DomainError.invalidField("to_goal", "must differ from from_goal") }
+            guard amount > 0 else {
+                throw DomainError(.invalidAmount, "amount: must be greater than zero", details: ["field": "amount"])
+            }
+            let targets = try Self.allocations(assetID: asset.id, db)
+            let assetID = try StoreKey.uuid(asset.id), fromID = try StoreKey.uuid(from.id), toID = try StoreKey.uuid(to.id)
+            let available = targets[fromID] ?? 0
+            guard available >= amount else {
+                throw DomainError(.insufficientBalance,
+                                  "'\(from.name)' has only \(Amount.plainText(available)) \(asset.currency) of '\(asset.name)' allocated",
+                                  details: ["available": Amount.plainText(available)])
+            }
+            _ = try Self.applyAllocationDelta(assetID: assetID, goalID: fromID, delta: -amount, at: now, now: now, timeZone: timeZone, db)
+            _ = try Self.applyAllocationDelta(assetID: assetID, goalID: toID, delta: amount, at: now, now: now, timeZone: timeZone, db)
+            return (Allocation(assetID: assetID, goalID: fromID, amount: available - amount),
+                    Allocation(assetID: assetID, goalID: toID, amount: (targets[toID] ?? 0) + amount))
+        }
+    }
+
+    public func allocationHistory(asset: String?, goal: String?, from: Date?, to: Date?) async throws -> [AllocationHistoryEntry] {
+        try await read { db in
+            var request = AllocationHistoryRecord.all()
+            if let asset { request = request.filter(Column("asset_id") == (try Self.resolveAsset(asset, db)).id) }
+            if let goal { request = request.filter(Column("goal_id") == (try Self.resolveGoal(goal, db)).id) }
+            if let from { request = request.filter(Column("timestamp") >= Timestamp.format(from)) }
+            if let to { request = request.filter(Column("timestamp") <= Timestamp.format(to)) }
+            return try request.order(Column("timestamp"), Column("created_at")).fetchAll(db).map { try $0.entry() }
+        }
+    }
+
+    static func activeGoal(_ reference: String, _ db: Database) throws -> GoalRecord {
+        let goal = try resolveGoal(reference, db)
+        guard !goal.archived else {
+            throw DomainError(.invalidState, "goal '\(goal.name)' is archived; restore it first", details: ["goal": goal.id])
+        }
+        return goal
+    }
+
+    static func allocations(assetID: String, _ db: Database) throws -> [UUID: Decimal] {
+        var targets: [UUID: Decimal] = [:]
+        for record in try AllocationRecord.filter(Column("asset_id") == assetID).fetchAll(db) {
+            let allocation = try record.allocation()
+            targets[allocation.goalID] = allocation.amount
+        }
+        return targets
+    }
+
+    /// Changes the target of a pair by `delta` as of `instant` (SPEC 5.1): writes a history
+    /// row there, shifts later rows, and updates the current allocation. Returns the row id.
+    static func applyAllocationDelta(assetID: UUID, goalID: UUID, delta: Decimal, at instant: Date, now: Date,
+                                     timeZone: TimeZone, _ db: Database) throws -> UUID {
+        let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
+        let rows = try AllocationHistoryRecord.filter(pair).fetchAll(db).map { try $0.entry() }
+        let change = AllocationTimeline.applying(delta: delta, at: instant, to: rows) { amount in
+            AllocationHistoryEntry(id: UUID(), assetID: assetID, goalID: goalID, amount: amount, timestamp: instant,
+                                   createdAt: now, monthLabel: MonthLabel(instant, in: timeZone))
+        }
+        try AllocationHistoryRecord(change.inserted).insert(db)
+        for row in change.shifted { try AllocationHistoryRecord(row).update(db) }
+        try syncAllocation(assetID: assetID, goalID: goalID, now: now, db)
+        return change.inserted.id
+    }
+
+    /// Makes the allocation row equal the newest history row of the pair (0 removes it).
+    static func syncAllocation(assetID: UUID, goalID: UUID, now: Date, _ db: Database) throws {
+        let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
+        let newest = try AllocationHistoryRecord.filter(pair).order(Column("timestamp").desc, Column("created_at").desc)
+            .fetchOne(db)?.entry()
+        let amount = newest?.amount ?? 0
+        guard amount >= 0 else {
+            throw DomainError(.conflict, "the allocation would become negative; it changed since")
+        }
+        if amount == 0 {
+            try AllocationRecord.filter(pair).deleteAll(db)
+        } else {
+            try AllocationRecord(assetID: StoreKey.id(assetID), goalID: StoreKey.id(goalID), amount: Amount.plainText(amount),
+                                 updatedAt: Timestamp.format(now)).save(db)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+extension SavingsDatabase {
+    /// Records a rate; history is kept, the newest `as_of` of a pair is the current one.
+    public func recordRate(_ rate: ExchangeRate) async throws -> ExchangeRate {
+        try await write { db in
+            var record = RateRecord(rate)
+            try record.insert(db)
+            return rate
+        }
+    }
+
+    /// Every recorded rate, oldest first, optionally of one pair.
+    public func rateHistory(base: CurrencyCode?, quote: CurrencyCode?, limit: Int) async throws -> [ExchangeRate] {
+        try await read { db in
+            var request = RateRecord.all()
+            if let base { request = request.filter(Column("base") == base.code) }
+            if let quote { request = request.filter(Column("quote") == quote.code) }
+            return try request.order(Column("as_of").desc, Column("id").desc).limit(limit).fetchAll(db)
+                .reversed().map { try $0.exchangeRate() }
+        }
+    }
+}
