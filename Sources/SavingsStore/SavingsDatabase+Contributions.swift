@@ -70,6 +70,9 @@ extension SavingsDatabase {
                 try row.delete(db)
                 try Self.syncAllocation(assetID: entry.assetID, goalID: entry.goalID, now: now, db)
             }
+            // Both parts are gone; the record keeps its amount, date and when it was undone.
+            record.transactionID = nil
+            record.historyID = nil
             record.undoneAt = Timestamp.format(now)
             try record.update(db)
             return try Self.resolveGoal(record.goalID, db).goal()
