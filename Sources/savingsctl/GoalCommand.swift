@@ -7,11 +7,22 @@ struct GoalCommand: ParsableCommand {
         subcommands: [Add.self, List.self, Show.self, Edit.self, Archive.self, Remove.self])
 
     static func describe(_ goal: JSONValue) -> String {
-        let fields = ["id", "name", "currency", "target_amount", "deadline", "start_date", "archived", "notes", "created_at", "updated_at"]
-        return fields.map { key in
-            let value = goal[key].flatMap { $0 == .null ? nil : ($0.stringValue ?? JSONSerializer.serialize($0)) } ?? "-"
-            return key.padding(toLength: 14, withPad: " ", startingAt: 0) + value
-        }.joined(separator: "\n")
+        var text = Render.fields(goal, ["id", "name", "currency", "target_amount", "current_total", "remaining", "deadline",
+                                        "start_date", "archived", "notes"])
+        text += "\n" + "progress".padding(toLength: 15, withPad: " ", startingAt: 0) + Render.bar(goal["progress"])
+        let funding = goal["funding"]?.arrayValue ?? []
+        if !funding.isEmpty {
+            var table = Table(headers: ["ASSET", "FUNDED", "RATE", "VALUE"])
+            table.rows = funding.map {
+                [Render.text($0["asset_name"]), Render.text($0["funded"]) + " " + Render.text($0["asset_currency"]),
+                 Render.text($0["rate"]), Render.text($0["value"])]
+            }
+            text += "\n\n" + table.rendered
+        }
+        if goal["incomplete"] == true {
+            text += "\n\nincomplete: no rate for \(goal["missing_rates"]?.arrayValue?.map(Render.text).joined(separator: ", ") ?? "")"
+        }
+        return text
     }
 
     struct Add: ParsableCommand {
@@ -47,15 +58,7 @@ struct GoalCommand: ParsableCommand {
             session.output(result) { result in
                 let goals = result["goals"]?.arrayValue ?? []
                 guard !goals.isEmpty else { return "no goals yet (add one with: savingsctl goal add NAME --target AMOUNT --currency CUR --deadline YYYY-MM-DD)" }
-                var table = Table(headers: ["NAME", "TARGET", "CURRENCY", "DEADLINE", "STATUS", "ID"])
-                for goal in goals {
-                    table.rows.append([
-                        goal["name"]?.stringValue ?? "", goal["target_amount"]?.stringValue ?? "",
-                        goal["currency"]?.stringValue ?? "", goal["deadline"]?.stringValue ?? "",
-                        goal["archived"]?.boolValue == true ? "archived" : "active", goal["id"]?.stringValue ?? "",
-                    ])
-                }
-                return table.rendered
+                return Render.goalSummary(goals)
             }
         }
     }

@@ -9,7 +9,10 @@ struct Savingsctl: ParsableCommand {
             Exit codes: 0 ok, 1 the daemon returned an error, 2 usage, 3 cannot reach the daemon.
             """,
         version: "0.1.0",
-        subcommands: [StatusCommand.self, GoalCommand.self, CallCommand.self])
+        subcommands: [
+            StatusCommand.self, DashboardCommand.self, GoalCommand.self, ContributeCommand.self, UndoContributionCommand.self,
+            AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, CallCommand.self,
+        ])
 
     @OptionGroup var global: GlobalOptions
 }

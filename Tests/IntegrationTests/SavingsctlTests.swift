@@ -59,6 +59,46 @@ import Testing
         #expect(try runCtl(["--help"]).status == 0)
     }
 
+    @Test func fundingCommandsEndToEnd() throws {
+        let daemon = try DaemonProcess()
+        let socket = ["--socket", daemon.socketPath]
+        func ok(_ arguments: [String]) throws -> String {
+            let result = try runCtl(socket + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout
+        }
+        _ = try ok(["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2027-06-30"])
+        for amount in ["200", "300", "125", "100"] { _ = try ok(["contribute", "Emergency", amount]) }
+        let contributed = try ok(["contribute", "Emergency", "1", "--json"])
+        let id = try #require(try JSONParser.parse(contributed)["contribution_id"]?.stringValue)
+        #expect(try ok(["undo-contribution", id]).contains("725.00"))
+        #expect(try ok(["goal", "show", "Emergency"]).contains("[##------------------]  14.5%"))
+        let dashboard = try ok(["dashboard"])
+        #expect(dashboard.contains("725.00"))
+        #expect(dashboard.contains("Emergency"))
+        #expect(try JSONParser.parse(try ok(["dashboard", "--json"]))["totals"]?["goals_total"] == "725.00")
+
+        _ = try ok(["asset", "add", "Cold", "--currency", "BTC", "--kind", "crypto"])
+        #expect(try ok(["tx", "add", "Cold", "1.0", "--note", "first"]).contains("recorded 1.00000000"))
+        _ = try ok(["goal", "add", "House", "--target", "100000", "--currency", "EUR", "--deadline", "2030-01-01"])
+        #expect(try ok(["alloc", "set", "Cold", "House", "0.6"]).contains("unallocated: 0.40000000"))
+        let refused = try runCtl(socket + ["alloc", "set", "Cold", "House", "1.5"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("insufficient_balance"))
+        _ = try ok(["rates", "set", "BTC", "USD", "60000"])
+        _ = try ok(["rates", "set", "EUR", "USD", "1.2"])
+        #expect(try ok(["rates", "convert", "0.5", "BTC", "EUR"]).contains("25000.00 EUR"))
+        #expect(try ok(["asset", "list"]).contains("50000.00 EUR"))
+        #expect(try ok(["alloc", "list", "--goal", "House"]).contains("0.60000000"))
+        #expect(try ok(["tx", "list", "--asset", "Cold"]).contains("first"))
+        #expect(try ok(["rates", "list"]).contains("BTC/USD"))
+        let missing = try runCtl(socket + ["rates", "convert", "1", "SOL", "EUR"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("rate_unavailable"))
+        #expect(try runCtl(socket + ["asset", "rm", "Cold"]).status == 1)
+        _ = try ok(["asset", "rm", "Cold", "--force"])
+    }
+
     @Test func unreachableDaemonIsExitCodeThreeWithAHint() throws {
         let directory = try makeScratchDirectory()
         let result = try runCtl(["--socket", directory + "/none.sock", "status"])
