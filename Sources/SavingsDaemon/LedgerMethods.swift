@@ -56,7 +56,7 @@ enum LedgerMethods {
                 filter.after = (parts[0], parts[1])
             }
             let transactions = try await database.transactions(filter)
-            let assets = Dictionary(uniqueKeysWithValues: (try await context.valuation()).portfolio.assets.map { ($0.id, $0) })
+            let assets = try await database.assetsByID()
             let next: JSONValue = transactions.count == limit
                 ? transactions.last.map { .string(Timestamp.format($0.date) + "|" + $0.id.uuidString.lowercased()) } ?? .null
                 : .null
@@ -136,7 +136,7 @@ enum LedgerMethods {
                 asset: params.string("asset"), goal: params.string("goal"),
                 from: try context.bound(params.string("from"), field: "from"),
                 to: try context.bound(params.string("to"), field: "to", endOfDay: true))
-            let assets = Dictionary(uniqueKeysWithValues: (try await context.valuation()).portfolio.assets.map { ($0.id, $0) })
+            let assets = try await database.assetsByID()
             return ["history": .array(entries.map { Wire.historyEntry($0, asset: assets[$0.assetID]) })]
         }
     }

@@ -14,6 +14,16 @@ extension SavingsDatabase {
         }
     }
 
+    /// Every asset by id, for labelling amounts without computing figures.
+    public func assetsByID() async throws -> [UUID: Asset] {
+        try await read { db in
+            Dictionary(uniqueKeysWithValues: try AssetRecord.fetchAll(db).map { record in
+                let asset = try record.asset()
+                return (asset.id, asset)
+            })
+        }
+    }
+
     public func asset(_ reference: String) async throws -> Asset {
         try await read { db in try Self.resolveAsset(reference, db).asset() }
     }

@@ -197,9 +197,12 @@ extension SavingsDatabase {
                                      timeZone: TimeZone, _ db: Database) throws -> UUID {
         let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
         let rows = try AllocationHistoryRecord.filter(pair).fetchAll(db).map { try $0.entry() }
+        // created_at breaks ties between rows with the same timestamp, so it must strictly
+        // increase per pair even when two changes land in the same millisecond.
+        let createdAt = max(now, (rows.map(\.createdAt).max() ?? .distantPast).addingTimeInterval(0.001))
         let change = AllocationTimeline.applying(delta: delta, at: instant, to: rows) { amount in
             AllocationHistoryEntry(id: UUID(), assetID: assetID, goalID: goalID, amount: amount, timestamp: instant,
-                                   createdAt: now, monthLabel: MonthLabel(instant, in: timeZone))
+                                   createdAt: createdAt, monthLabel: MonthLabel(instant, in: timeZone))
         }
         try AllocationHistoryRecord(change.inserted).insert(db)
         for row in change.shifted { try AllocationHistoryRecord(row).update(db) }

@@ -1,0 +1,97 @@
+import Foundation
+import SavingsCore
+import Testing
+@testable import SavingsStore
+
+@Suite struct LedgerStoreTests {
+    let utc = TimeZone(identifier: "UTC")!
+    let start = Date(timeIntervalSince1970: 1_795_000_000)
+    func d(_ text: String) -> Decimal { try! Amount.parse(text) }
+
+    func setUp() async throws -> SavingsDatabase {
+        let db = try SavingsDatabase.inMemory()
+        let today = try CalendarDate(parsing: "2026-11-18", field: "t")
+        for name in ["A", "B"] {
+            _ = try await db.createGoal(try NewGoal(name: name, currency: "EUR", targetAmount: "1000", deadline: "2030-01-01",
+                                                    startDate: nil, notes: nil, today: today), now: start)
+        }
+        _ = try await db.createAsset(try NewAsset(name: "Wallet", currency: "BTC", kind: "crypto", address: nil, notes: nil), now: start)
+        return db
+    }
+
+    func kind(_ body: () async throws -> Void) async -> DomainError.Kind? {
+        do {
+            try await body()
+            return nil
+        } catch let error as DomainError {
+            return error.kind
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func allocationsAreBoundedByTheBalanceAndLogged() async throws {
+        let db = try await setUp()
+        _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: nil, now: start, timeZone: utc)
+        _ = try await db.setAllocation(asset: "Wallet", goal: "A", amount: d("0.6"), now: start, timeZone: utc)
+        #expect(await kind { _ = try await db.setAllocation(asset: "Wallet", goal: "B", amount: d("0.5"), now: start, timeZone: utc) } == .insufficientBalance)
+        _ = try await db.setAllocation(asset: "Wallet", goal: "B", amount: d("0.4"), now: start, timeZone: utc)
+        let history = try await db.allocationHistory(asset: "Wallet", goal: nil, from: nil, to: nil)
+        #expect(history.map(\.amount) == [d("0.6"), d("0.4")])
+        #expect(history.first?.monthLabel.description == "2026-11")
+        let portfolio = try await db.portfolio(now: start, pivot: try CurrencyCode("USD"))
+        #expect(portfolio.balances.values.first == d("1"))
+        #expect(portfolio.allocations.count == 2)
+    }
+
+    @Test func autoAllocationOnlyForADedicatedAsset() async throws {
+        let db = try await setUp()
+        _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: nil, now: start, timeZone: utc)
+        _ = try await db.setAllocation(asset: "Wallet", goal: "A", amount: d("1"), now: start, timeZone: utc)
+        let later = start.addingTimeInterval(60)
+        let grown = try await db.addTransaction(asset: "Wallet", amount: d("0.5"), date: later, note: nil, externalID: nil, now: later, timeZone: utc)
+        #expect(grown.autoAllocatedGoalID == (try await db.goal("A")).id)
+        _ = try await db.setAllocation(asset: "Wallet", goal: "A", amount: d("1"), now: later, timeZone: utc)
+        _ = try await db.setAllocation(asset: "Wallet", goal: "B", amount: d("0.5"), now: later, timeZone: utc)
+        let shared = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: later, note: nil, externalID: nil, now: later, timeZone: utc)
+        #expect(shared.autoAllocatedGoalID == nil)
+    }
+
+    @Test func contributionAndItsUndoKeepTheTimelineConsistent() async throws {
+        let db = try await setUp()
+        let now = start.addingTimeInterval(3600)
+        let first = try await db.contribute(goal: "A", amount: d("100"), asset: nil, date: now, note: nil, now: now, timeZone: utc)
+        #expect(first.assetCreated)
+        #expect(first.asset.name == "EUR savings")
+        let backdated = try await db.contribute(goal: "A", amount: d("50"), asset: nil, date: start, note: nil, now: now, timeZone: utc)
+        #expect(!backdated.assetCreated)
+        let rows = try await db.allocationHistory(asset: "EUR savings", goal: "A", from: nil, to: nil)
+        #expect(rows.map(\.amount) == [d("50"), d("150")])
+
+        _ = try await db.undoContribution(backdated.id.uuidString, undoWindow: 86_400, now: now)
+        #expect(try await db.allocationHistory(asset: "EUR savings", goal: "A", from: nil, to: nil).map(\.amount) == [d("100")])
+        let portfolio = try await db.portfolio(now: now, pivot: try CurrencyCode("USD"))
+        #expect(portfolio.allocations.map(\.amount) == [d("100")])
+        #expect(portfolio.balances.values.reduce(0, +) == d("100"))
+        #expect(await kind { _ = try await db.undoContribution(backdated.id.uuidString, undoWindow: 86_400, now: now) } == .invalidState)
+        #expect(await kind { _ = try await db.undoContribution(first.id.uuidString, undoWindow: 60, now: now.addingTimeInterval(61)) } == .undoExpired)
+    }
+
+    @Test func changesInTheSameMillisecondKeepTheirOrder() async throws {
+        let db = try await setUp()
+        _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: nil, now: start, timeZone: utc)
+        for amount in ["0.1", "0.7", "0.3", "0.5", "0.2"] {
+            _ = try await db.setAllocation(asset: "Wallet", goal: "A", amount: d(amount), now: start, timeZone: utc)
+        }
+        let rows = try await db.allocationHistory(asset: "Wallet", goal: "A", from: nil, to: nil)
+        #expect(rows.map(\.amount) == ["0.1", "0.7", "0.3", "0.5", "0.2"].map(d))
+        #expect(try await db.portfolio(now: start, pivot: try CurrencyCode("USD")).allocations.first?.amount == d("0.2"))
+    }
+
+    @Test func externalIDsAreIdempotentPerAsset() async throws {
+        let db = try await setUp()
+        _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: "x1", now: start, timeZone: utc)
+        #expect(await kind { _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: "x1", now: start, timeZone: utc) } == .conflict)
+        #expect(try await db.transactions(TransactionFilter(asset: "Wallet")).count == 1)
+    }
+}
