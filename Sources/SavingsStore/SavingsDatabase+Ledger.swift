@@ -170,7 +170,7 @@ extension SavingsDatabase {
             if let goal { request = request.filter(Column("goal_id") == (try Self.resolveGoal(goal, db)).id) }
             if let from { request = request.filter(Column("timestamp") >= Timestamp.format(from)) }
             if let to { request = request.filter(Column("timestamp") <= Timestamp.format(to)) }
-            return try request.order(Column("timestamp"), Column("created_at")).fetchAll(db).map { try $0.entry() }
+            return try request.order(Column("timestamp"), Column("created_at"), Column.rowID).fetchAll(db).map { try $0.entry() }
         }
     }
 
