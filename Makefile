@@ -1,6 +1,6 @@
 # savingsd — the two commands: `make run` and `make test`. Both install what is missing first.
 SWIFT ?= swift
-APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd
+APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime
 BIN = $(shell $(SWIFT) build --show-bin-path)
 
 .PHONY: all deps build run test clean

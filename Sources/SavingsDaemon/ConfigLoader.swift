@@ -52,6 +52,25 @@ public enum ConfigLoader {
         Setting(key: "display_currency", environment: "SAVINGSD_DISPLAY_CURRENCY", flag: nil,
                 apply: { config, value throws(ConfigError) in config.displayCurrency = try currency(value) },
                 render: { quoted($0.displayCurrency.code) }),
+        Setting(key: "on_event", environment: "SAVINGSD_ON_EVENT", flag: nil,
+                apply: { config, value throws(ConfigError) in
+                    switch value {
+                    case .string(let text):
+                        config.onEvent = try CommandWords.split(text)
+                    case .array(let items):
+                        config.onEvent = try items.map { item throws(ConfigError) -> String in
+                            guard case .string(let word) = item else { throw ConfigError(message: "must be an array of strings") }
+                            return word
+                        }
+                    default:
+                        throw ConfigError(message: "must be a command string or an array of strings, not \(value.typeName)")
+                    }
+                    if config.onEvent?.isEmpty == true { config.onEvent = nil }
+                },
+                render: { config in
+                    guard let command = config.onEvent else { return "[]" }
+                    return "[" + command.map(quoted).joined(separator: ", ") + "]"
+                }),
         Setting(key: "rpc.socket", environment: "SAVINGSD_SOCKET", flag: ("--socket", { $0.socket }),
                 apply: { config, value throws(ConfigError) in config.socketPath = try absolutePath(value) },
                 render: { quoted($0.socketPath) }),
@@ -66,6 +85,18 @@ public enum ConfigLoader {
         Setting(key: "planning.undo_window", environment: "SAVINGSD_UNDO_WINDOW", flag: nil,
                 apply: { config, value throws(ConfigError) in config.undoWindow = try integer(value, in: 0...(366 * 86_400)) },
                 render: { String($0.undoWindow) }),
+        Setting(key: "planning.attention_threshold", environment: nil, flag: nil,
+                apply: { config, value throws(ConfigError) in config.thresholds.attention = try amount(value) },
+                render: { Amount.plainText($0.thresholds.attention) }),
+        Setting(key: "planning.critical_threshold", environment: nil, flag: nil,
+                apply: { config, value throws(ConfigError) in config.thresholds.critical = try amount(value) },
+                render: { Amount.plainText($0.thresholds.critical) }),
+        Setting(key: "planning.reminder_day", environment: nil, flag: nil,
+                apply: { config, value throws(ConfigError) in config.reminderDay = try integer(value, in: 1...31) },
+                render: { String($0.reminderDay) }),
+        Setting(key: "planning.stale_page_size", environment: nil, flag: nil,
+                apply: { config, value throws(ConfigError) in config.stalePageSize = try integer(value, in: 1...100) },
+                render: { String($0.stalePageSize) }),
         Setting(key: "database.path", environment: "SAVINGSD_DATABASE", flag: ("--database", { $0.database }),
                 apply: { config, value throws(ConfigError) in config.databasePath = try absolutePath(value) },
                 render: { quoted($0.databasePath) }),
@@ -145,6 +176,19 @@ public enum ConfigLoader {
             throw ConfigError(message: "'\(text)' is not a currency code (2-10 letters or digits, e.g. EUR)")
         }
         return code
+    }
+
+    /// A positive exact amount: an integer, a float literal (kept exact) or a string.
+    private static func amount(_ value: TOMLReader.Value) throws(ConfigError) -> Decimal {
+        let text: String
+        switch value {
+        case .integer(let n): text = String(n)
+        case .float(let literal): text = literal
+        case .string(let s): text = s
+        default: throw ConfigError(message: "must be a number, not \(value.typeName)")
+        }
+        guard let amount = try? Amount.parse(text), amount > 0 else { throw ConfigError(message: "'\(text)' is not a positive amount") }
+        return amount
     }
 
     private static func absolutePath(_ value: TOMLReader.Value) throws(ConfigError) -> String {

@@ -4,6 +4,28 @@ import SavingsRPC
 
 /// `goal.contribute` and its undo: "I saved 200 EUR" in one call.
 enum ContributionMethods {
+    /// A decimal, or "plan"/"half": this month's planned amount not yet covered (or half of it).
+    static func amount(_ params: Params, context: DaemonContext) async throws -> Decimal {
+        let text = try params.requiredDecimalText("amount")
+        guard text == "plan" || text == "half" else { return try Amount.parse(text) }
+        let goal = try await context.database.goal(try params.requiredString("goal"))
+        if let asset = params.string("asset"), try await context.database.asset(asset).currency != goal.currency {
+            throw DomainError(.invalidAmount, "amount: \"\(text)\" is in \(goal.currency); give a number for an asset in another currency",
+                              details: ["field": "amount"])
+        }
+        let month = context.planner.currentMonth
+        let progress = try await MonthProgress.compute(month: month, context: context)
+        guard let item = progress.first(where: { $0.plan.goalID == goal.id }), item.remaining > 0 else {
+            throw DomainError(.invalidAmount, "amount: nothing of \(goal.name)'s \(month) plan is left to contribute",
+                              details: ["field": "amount"])
+        }
+        guard text == "half" else { return item.remaining }
+        var half = item.remaining / 2
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &half, goal.currency.minorUnits, .up)
+        return rounded
+    }
+
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {
         let database = context.database
 
@@ -11,14 +33,14 @@ enum ContributionMethods {
             "goal.contribute", summary: "Record money saved for a goal: a deposit plus the same allocation increase.",
             params: [
                 .required("goal", .reference, "the goal's id or name"),
-                .required("amount", .decimal, "amount in the asset's units (the goal's currency by default), > 0"),
+                .required("amount", .decimal, "amount in the asset's units (the goal's currency by default), > 0; or \"plan\" / \"half\" of this month's planned amount still missing"),
                 .optional("asset", .reference, "which asset received it (default: the goal's one asset in its currency, else \"<CUR> savings\")"),
                 .optional("date", .string, "when, ISO 8601 (default now; a past date shifts later history)"),
                 .optional("note", .string, "free text"),
             ],
             result: ResultSpec("contribution", "contribution_id, transaction, asset, asset_created, goal", schema: ["type": "object"]),
             writes: true)) { params, _ in
-            let amount = try Amount.parse(try params.requiredDecimalText("amount"))
+            let amount = try await amount(params, context: context)
             let contribution = try await database.contribute(
                 goal: try params.requiredString("goal"), amount: amount, asset: params.string("asset"),
                 date: try context.effectiveDate(params.string("date")), note: try GoalRules.validNotes(params.string("note")),

@@ -58,10 +58,13 @@ public enum Daemon {
             return 1
         }
 
-        let context = DaemonContext(database: database, clock: clock, liveConfig: liveConfig)
+        let events = EventBus(clock: clock, logger: logger)
+        let context = DaemonContext(database: database, clock: clock, liveConfig: liveConfig, events: events)
+        let goals = GoalWatcher(context: context, logger: logger)
+        await goals.check()
         let server = RPCServer(
-            listener: listener, dispatcher: MethodCatalog.dispatcher(context: context, logger: logger),
-            liveConfig: liveConfig, notifier: notifier, logger: logger,
+            listener: listener, dispatcher: MethodCatalog.dispatcher(context: context, goals: goals, logger: logger),
+            liveConfig: liveConfig, notifier: notifier, events: events, logger: logger,
             onListening: {
                 let status = (try? await HeartbeatService.statusLine(database)) ?? "serving"
                 notifier.ready(status: status)
@@ -74,12 +77,16 @@ public enum Daemon {
             () throws(ConfigError) -> DaemonConfig in try loadConfig(options: options)
         }
         let heartbeat = HeartbeatService(database: database, notifier: notifier, logger: logger)
+        let hook = EventHookService(events: events, liveConfig: liveConfig, logger: logger)
+        let scheduler = MonthScheduler(context: context, logger: logger)
         // Shut down in reverse order: the server first, so the heartbeat keeps running while
         // in-flight requests finish.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: heartbeat, serviceName: "heartbeat"),
                 .init(service: reload, serviceName: "reload"),
+                .init(service: hook, serviceName: "event-hook"),
+                .init(service: scheduler, serviceName: "month-scheduler"),
                 .init(service: server, serviceName: "rpc-server"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

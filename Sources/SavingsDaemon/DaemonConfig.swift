@@ -16,6 +16,12 @@ public struct DaemonConfig: Sendable, Equatable {
     public var ratesPivot = try! CurrencyCode("USD")
     /// Seconds within which a contribution (and later a month transition) can be undone.
     public var undoWindow: Int = 86_400
+    public var thresholds = PlanningThresholds()
+    /// Day of the month from which unfulfilled plans produce `reminder.due`.
+    public var reminderDay: Int = 25
+    public var stalePageSize: Int = 5
+    /// The command run for every event (argv), if any.
+    public var onEvent: [String]?
 
     /// Where each setting's value came from, for `--check-config`.
     public var sources: [String: String] = [:]
@@ -36,6 +42,10 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.displayCurrency = new.displayCurrency
         merged.ratesPivot = new.ratesPivot
         merged.undoWindow = new.undoWindow
+        merged.thresholds = new.thresholds
+        merged.reminderDay = new.reminderDay
+        merged.stalePageSize = new.stalePageSize
+        merged.onEvent = new.onEvent
         merged.sources = new.sources
         return merged
     }

@@ -7,14 +7,16 @@ public struct DaemonContext: Sendable {
     public let database: SavingsDatabase
     public let clock: any WallClock
     public let liveConfig: LiveConfig
+    public let events: EventBus
     public let startedAt: ContinuousClock.Instant
     public let pid: Int32
 
-    public init(database: SavingsDatabase, clock: any WallClock, liveConfig: LiveConfig,
+    public init(database: SavingsDatabase, clock: any WallClock, liveConfig: LiveConfig, events: EventBus,
                 startedAt: ContinuousClock.Instant = .now, pid: Int32 = getpid()) {
         self.database = database
         self.clock = clock
         self.liveConfig = liveConfig
+        self.events = events
         self.startedAt = startedAt
         self.pid = pid
     }
@@ -23,6 +25,8 @@ public struct DaemonContext: Sendable {
     public var today: CalendarDate { CalendarDate(clock.now(), in: liveConfig.current.timeZone) }
 
     public var timeZone: TimeZone { liveConfig.current.timeZone }
+
+    var planner: Planner { Planner(context: self, events: events) }
 
     /// The one valuation behind every figure, from a fresh snapshot.
     public func valuation() async throws -> Valuation {

@@ -31,6 +31,7 @@ enum DaemonMethods {
                 "config_file": .optional(config.configFile),
                 "timezone": .string(config.timeZone.identifier),
                 "schema_version": .int(try await context.database.schemaVersion()),
+                "last_rollover_month": .optional(try await context.database.metadata(MonthScheduler.lastRolloverKey)),
                 "counts": .object(counts.mapValues { .int($0) }),
                 "now": Wire.timestamp(context.clock.now()),
             ]

@@ -11,14 +11,19 @@ public enum MethodCatalog {
         AssetMethods.register(into: &registry, context: context)
         LedgerMethods.register(into: &registry, context: context)
         RateMethods.register(into: &registry, context: context)
+        PlanMethods.register(into: &registry, context: context)
+        EventMethods.register(into: &registry, context: context)
         registry.registerIntrospection(title: SavingsDaemonInfo.name, version: SavingsDaemonInfo.version)
         return registry
     }
 
-    /// A dispatcher that logs internal failures (never sent to clients).
-    public static func dispatcher(context: DaemonContext, logger: Logger) -> RPCDispatcher {
-        RPCDispatcher(registry: registry(context: context)) { method, error in
+    /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
+    static func dispatcher(context: DaemonContext, goals: GoalWatcher, logger: Logger) -> RPCDispatcher {
+        RPCDispatcher(registry: registry(context: context), onInternalError: { method, error in
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
-        }
+        }, onWrite: { method in
+            context.events.publish("data.changed", ["method": .string(method)])
+            Task { await goals.check() }
+        })
     }
 }

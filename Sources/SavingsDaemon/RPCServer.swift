@@ -4,6 +4,7 @@ import NIOExtras
 import NIOPosix
 import SavingsRPC
 import ServiceLifecycle
+import Synchronization
 
 /// The JSON-RPC server over the Unix socket: one line per request, one line per response.
 ///
@@ -26,12 +27,14 @@ struct RPCServer: Service {
     let dispatcher: RPCDispatcher
     let liveConfig: LiveConfig
     let notifier: SystemdNotifier
+    let events: EventBus
     let logger: Logger
     /// Called once the service runs (signal handling is in place): the moment to say READY=1.
     let onListening: @Sendable () async -> Void
 
-    init(listener: RPCListener, dispatcher: RPCDispatcher, liveConfig: LiveConfig,
-         notifier: SystemdNotifier, logger: Logger, onListening: @escaping @Sendable () async -> Void) {
+    init(listener: RPCListener, dispatcher: RPCDispatcher, liveConfig: LiveConfig, notifier: SystemdNotifier,
+         events: EventBus, logger: Logger, onListening: @escaping @Sendable () async -> Void) {
+        self.events = events
         self.onListening = onListening
         self.listener = listener
         self.dispatcher = dispatcher
@@ -99,21 +102,41 @@ struct RPCServer: Service {
     }
 
     private func serve(_ connection: Connection, id: UInt64) async {
-        let context = CallContext(connectionID: id)
+        let request = SubscriptionRequest()
+        let context = CallContext(connectionID: id) { topics in request.set(topics) }
         do {
             try await connection.executeThenClose { inbound, outbound in
-                do {
-                    for try await frame in inbound.cancelOnGracefulShutdown() {
-                        guard let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context) else { continue }
-                        try await outbound.write(Self.line(response))
+                try await withThrowingDiscardingTaskGroup { group in
+                    var subscription: UInt64?
+                    var failure: (any Error)?
+                    do {
+                        for try await frame in inbound.cancelOnGracefulShutdown() {
+                            if let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context) {
+                                try await outbound.write(Self.line(response))
+                            }
+                            // events.subscribe answered: from now on events flow on this connection too.
+                            if subscription == nil, let topics = request.take() {
+                                let (subscriber, stream) = events.subscribe(topics: topics, label: "connection \(id)")
+                                subscription = subscriber
+                                group.addTask {
+                                    for await event in stream {
+                                        try await outbound.write(Self.line(JSONSerializer.bytes(event.notification)))
+                                    }
+                                }
+                            }
+                        }
+                    } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                        let limit = liveConfig.current.maxLineBytes
+                        logger.notice("closing connection: request line too large", metadata: ["connection": "\(id)"])
+                        let error = RPCError(code: RPCError.domainErrorCode, message: "request line exceeds the limit of \(limit) bytes",
+                                             data: ["kind": "too_large", "limit": .int(limit)])
+                        try? await outbound.write(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: error))))
+                    } catch {
+                        failure = error
                     }
-                } catch is ByteToMessageDecoderError.PayloadTooLargeError {
-                    let limit = liveConfig.current.maxLineBytes
-                    logger.notice("closing connection: request line too large", metadata: ["connection": "\(id)"])
-                    let failure = RPCError(code: RPCError.domainErrorCode,
-                                           message: "request line exceeds the limit of \(limit) bytes",
-                                           data: ["kind": "too_large", "limit": .int(limit)])
-                    try await outbound.write(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: failure))))
+                    // Ending the subscription ends the forwarding task, so the group can finish.
+                    if let subscription { events.unsubscribe(subscription) }
+                    if let failure { throw failure }
                 }
             }
         } catch is NIOExtrasErrors.LeftOverBytesError {
@@ -130,6 +153,15 @@ struct RPCServer: Service {
         buffer.writeInteger(UInt8(ascii: "\n"))
         return buffer
     }
+}
+
+/// A pending `events.subscribe` of one connection, set by the handler, taken by the server.
+final class SubscriptionRequest: Sendable {
+    private let topics = Mutex<Set<String>??>(nil)
+
+    func set(_ value: Set<String>?) { topics.withLock { $0 = .some(value) } }
+
+    func take() -> Set<String>?? { topics.withLock { value in defer { value = nil }; return value } }
 }
 
 /// Where the server listens: a descriptor from systemd, or a path it binds itself.

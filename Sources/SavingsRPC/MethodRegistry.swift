@@ -1,9 +1,12 @@
 /// Where the caller of a method is; handlers that need the connection get it from here.
 public struct CallContext: Sendable {
     public var connectionID: UInt64
+    /// Turns the connection into an event stream (set by transports that can stream).
+    public var subscribe: (@Sendable (_ topics: Set<String>?) -> Void)?
 
-    public init(connectionID: UInt64) {
+    public init(connectionID: UInt64, subscribe: (@Sendable (_ topics: Set<String>?) -> Void)? = nil) {
         self.connectionID = connectionID
+        self.subscribe = subscribe
     }
 }
 

@@ -6,12 +6,16 @@ public struct RPCDispatcher: Sendable {
     public let registry: MethodRegistry
     public let maxBatch: Int
     private let onInternalError: @Sendable (String, any Error) -> Void
+    private let onWrite: @Sendable (String) -> Void
 
+    /// `onWrite` runs after every successful call of a method that writes.
     public init(registry: MethodRegistry, maxBatch: Int = 100,
-                onInternalError: @escaping @Sendable (_ method: String, _ error: any Error) -> Void = { _, _ in }) {
+                onInternalError: @escaping @Sendable (_ method: String, _ error: any Error) -> Void = { _, _ in },
+                onWrite: @escaping @Sendable (_ method: String) -> Void = { _ in }) {
         self.registry = registry
         self.maxBatch = maxBatch
         self.onInternalError = onInternalError
+        self.onWrite = onWrite
     }
 
     /// Handles one line; returns the response line (without the newline) or nil when nothing
@@ -69,7 +73,9 @@ public struct RPCDispatcher: Sendable {
         }
         do {
             let validated = try registry.validate(params, for: spec)
-            return .success(try await handler(validated, context))
+            let result = try await handler(validated, context)
+            if spec.writes { onWrite(method) }
+            return .success(result)
         } catch let error as RPCError {
             return .failure(error)
         } catch let error as DomainError {

@@ -94,6 +94,29 @@ enum Schema {
                 );
                 """)
         }
+        migrator.registerMigration("v3-plans") { db in
+            try db.execute(sql: """
+                CREATE TABLE monthly_plan (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
+                    month_label TEXT NOT NULL,
+                    currency TEXT NOT NULL,
+                    required_monthly TEXT NOT NULL,
+                    remaining_amount TEXT NOT NULL,
+                    months_remaining INTEGER NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('on_track', 'attention', 'critical', 'completed')),
+                    state TEXT NOT NULL CHECK (state IN ('draft', 'executing', 'completed')),
+                    custom_amount TEXT,
+                    is_protected INTEGER NOT NULL DEFAULT 0,
+                    is_skipped INTEGER NOT NULL DEFAULT 0,
+                    needs_review INTEGER NOT NULL DEFAULT 0,
+                    created_at TEXT NOT NULL,
+                    updated_at TEXT NOT NULL,
+                    UNIQUE (goal_id, month_label)
+                );
+                CREATE INDEX monthly_plan_by_month ON monthly_plan(month_label, state);
+                """)
+        }
         return migrator
     }
 }
