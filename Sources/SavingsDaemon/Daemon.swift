@@ -79,6 +79,8 @@ public enum Daemon {
         let heartbeat = HeartbeatService(database: database, notifier: notifier, logger: logger)
         let hook = EventHookService(events: events, liveConfig: liveConfig, logger: logger)
         let scheduler = MonthScheduler(context: context, logger: logger)
+        // Plans of the current month exist and the rollover is recorded before READY=1.
+        await scheduler.check()
         // Shut down in reverse order: the server first, so the heartbeat keeps running while
         // in-flight requests finish.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

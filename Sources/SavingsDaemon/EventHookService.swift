@@ -10,10 +10,19 @@ struct EventHookService: Service {
     let events: EventBus
     let liveConfig: LiveConfig
     let logger: Logger
-    var timeout: Duration = .seconds(10)
+    let timeout: Duration = .seconds(10)
+    private let id: UInt64
+    private let stream: AsyncStream<DaemonEvent>
+
+    /// Subscribes at once, so events published before the service runs are not missed.
+    init(events: EventBus, liveConfig: LiveConfig, logger: Logger) {
+        self.events = events
+        self.liveConfig = liveConfig
+        self.logger = logger
+        (id, stream) = events.subscribe(topics: nil, label: "on_event hook")
+    }
 
     func run() async throws {
-        let (id, stream) = events.subscribe(topics: nil, label: "on_event hook")
         await withGracefulShutdownHandler {
             for await event in stream {
                 guard let command = liveConfig.current.onEvent, !command.isEmpty else { continue }
@@ -45,7 +54,7 @@ struct EventHookService: Service {
         try? input.fileHandleForWriting.close()
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await Pause.sleep(for: .milliseconds(20))
         }
         if process.isRunning {
             process.terminate()

@@ -32,7 +32,7 @@ struct HeartbeatService: Service {
     private func beat() async {
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: interval)
+                try await Pause.sleep(for: interval)
             } catch {
                 return
             }

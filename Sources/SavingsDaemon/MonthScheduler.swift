@@ -16,13 +16,14 @@ struct MonthScheduler: Service {
     let context: DaemonContext
     let logger: Logger
 
+    /// The first check runs before READY (Daemon.run); this loop does the later ones.
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                await check()
                 let now = context.clock.now()
                 let wait = min(Self.recheck, Self.nextBoundary(after: now, in: context.timeZone).timeIntervalSince(now) + 1)
-                try? await Task.sleep(for: .milliseconds(Int64(max(wait, 1) * 1000)))
+                try? await Pause.sleep(for: .milliseconds(Int64(max(wait, 1) * 1000)))
+                await check()
             }
         }
     }
@@ -67,11 +68,12 @@ struct MonthScheduler: Service {
         let today = context.today
         guard today.day >= context.liveConfig.current.reminderDay,
               try await database.metadata(Self.lastReminderKey) != today.description else { return }
-        try await database.setMetadata(Self.lastReminderKey, today.description)
         let month = context.planner.currentMonth
         let progress = try await MonthProgress.compute(month: month, context: context)
         let due = progress.filter { $0.remaining > 0 }
         guard !due.isEmpty else { return }
+        // Marked only once sent: a goal that falls due later the same day is still reminded.
+        try await database.setMetadata(Self.lastReminderKey, today.description)
         context.events.publish("reminder.due", [
             "month": .string(month.description),
             "goals": .array(due.map { item in

@@ -25,7 +25,7 @@ func makeScratchDirectory() throws -> String {
 }
 
 /// One real `savingsd` process on a private socket, database and `NOTIFY_SOCKET`.
-final class DaemonProcess {
+class DaemonProcess {
     let directory: String
     let socketPath: String
     let databasePath: String
@@ -46,8 +46,8 @@ final class DaemonProcess {
     }
 
     /// Starts savingsd and, unless told otherwise, waits for READY=1.
-    init(directory: String? = nil, arguments: [String]? = nil, environment: [String: String] = [:],
-         executable: String = Binaries.savingsd, prefixArguments: [String] = [], waitForReady: Bool = true) throws {
+    required init(directory: String? = nil, arguments: [String]? = nil, environment: [String: String] = [:],
+                  executable: String = Binaries.savingsd, prefixArguments: [String] = [], waitForReady: Bool = true) throws {
         let directory = try directory ?? makeScratchDirectory()
         self.directory = directory
         socketPath = directory + "/d.sock"

@@ -145,3 +145,23 @@ import Testing
         #expect(live.current.socketPath == "/run/user/1000/savingsd/savingsd.sock")
     }
 }
+
+@Suite struct CommandWordsTests {
+    @Test func splitsLikeAShellWithoutExpanding() throws {
+        #expect(try CommandWords.split("notify-send 'Savings' \"goal \\\"reached\\\"\" a\\ b $HOME") ==
+                ["notify-send", "Savings", "goal \"reached\"", "a b", "$HOME"])
+        #expect(try CommandWords.split("  ") == [])
+        #expect(try CommandWords.split("sh -c 'cat >> \"$0\"' /tmp/x") == ["sh", "-c", "cat >> \"$0\"", "/tmp/x"])
+        #expect(throws: ConfigError.self) { try CommandWords.split("echo 'unterminated") }
+    }
+
+    @Test func onEventAcceptsAnArrayOrAString() throws {
+        let load = { (text: String) throws -> DaemonConfig in
+            try ConfigLoader.load(options: DaemonOptions(), environment: ["HOME": "/h"], uid: 1) { _ in text }
+        }
+        #expect(try load(#"on_event = ["/bin/notify", "--quiet"]"#).onEvent == ["/bin/notify", "--quiet"])
+        #expect(try load(#"on_event = "/bin/notify 'two words'""#).onEvent == ["/bin/notify", "two words"])
+        #expect(throws: ConfigError.self) { try load("on_event = 5") }
+        #expect(try load("[planning]\nattention_threshold = 5000.50\nreminder_day = 20").thresholds.attention == Decimal(string: "5000.5")!)
+    }
+}
