@@ -11,7 +11,8 @@ struct Savingsctl: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             StatusCommand.self, DashboardCommand.self, GoalCommand.self, ContributeCommand.self, UndoContributionCommand.self,
-            AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, CallCommand.self,
+            AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, PlanCommand.self, EventsCommand.self,
+            CallCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

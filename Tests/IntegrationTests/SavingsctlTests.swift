@@ -99,6 +99,32 @@ import Testing
         _ = try ok(["asset", "rm", "Cold", "--force"])
     }
 
+    @Test func planCommandsEndToEnd() throws {
+        let daemon = try DaemonProcess()
+        let socket = ["--socket", daemon.socketPath]
+        func ok(_ arguments: [String]) throws -> String {
+            let result = try runCtl(socket + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout
+        }
+        _ = try ok(["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2030-06-30"])
+        _ = try ok(["goal", "add", "Bike", "--target", "900", "--currency", "EUR", "--deadline", "2030-06-30"])
+        let list = try ok(["plan", "list"])
+        #expect(list.contains("Emergency") && list.contains("on_track"))
+        #expect(try ok(["plan", "set", "Emergency", "--amount", "100"]).contains("100.00"))
+        _ = try ok(["plan", "protect", "Emergency"])
+        #expect(try ok(["plan", "flex", "--factor", "0.5"]).contains("preview only"))
+        #expect(try ok(["plan", "flex", "--factor", "0.5", "--apply"]).contains("applied"))
+        let bike = try JSONParser.parse(try ok(["plan", "show", "Bike", "--json"]))
+        #expect(bike["flex_state"] == "flexible")
+        #expect(bike["custom_amount"] != .null, "flex_apply wrote the flexible plan")
+        #expect(try JSONParser.parse(try ok(["plan", "show", "Emergency", "--json"]))["custom_amount"] == "100.00", "protected stays")
+        _ = try ok(["plan", "set", "Emergency", "--amount", "clear"])
+        _ = try ok(["plan", "skip", "Bike"])
+        #expect(try ok(["plan", "stale"]).contains("0 stale"))
+        #expect(try runCtl(socket + ["plan", "flex", "--factor", "2"]).status == 1)
+    }
+
     @Test func unreachableDaemonIsExitCodeThreeWithAHint() throws {
         let directory = try makeScratchDirectory()
         let result = try runCtl(["--socket", directory + "/none.sock", "status"])
