@@ -62,66 +62,56 @@ import Testing
     @Test func fundingCommandsEndToEnd() throws {
         let daemon = try DaemonProcess()
         let socket = ["--socket", daemon.socketPath]
-        func ok(_ arguments: [String]) throws -> String {
-            let result = try runCtl(socket + arguments)
-            #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            return result.stdout
-        }
-        _ = try ok(["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2027-06-30"])
-        for amount in ["200", "300", "125", "100"] { _ = try ok(["contribute", "Emergency", amount]) }
-        let contributed = try ok(["contribute", "Emergency", "1", "--json"])
+        _ = try ok(socket, ["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2027-06-30"])
+        for amount in ["200", "300", "125", "100"] { _ = try ok(socket, ["contribute", "Emergency", amount]) }
+        let contributed = try ok(socket, ["contribute", "Emergency", "1", "--json"])
         let id = try #require(try JSONParser.parse(contributed)["contribution_id"]?.stringValue)
-        #expect(try ok(["undo-contribution", id]).contains("725.00"))
-        #expect(try ok(["goal", "show", "Emergency"]).contains("[##------------------]  14.5%"))
-        let dashboard = try ok(["dashboard"])
+        #expect(try ok(socket, ["undo-contribution", id]).contains("725.00"))
+        #expect(try ok(socket, ["goal", "show", "Emergency"]).contains("[##------------------]  14.5%"))
+        let dashboard = try ok(socket, ["dashboard"])
         #expect(dashboard.contains("725.00"))
         #expect(dashboard.contains("Emergency"))
-        #expect(try JSONParser.parse(try ok(["dashboard", "--json"]))["totals"]?["goals_total"] == "725.00")
+        #expect(try JSONParser.parse(try ok(socket, ["dashboard", "--json"]))["totals"]?["goals_total"] == "725.00")
 
-        _ = try ok(["asset", "add", "Cold", "--currency", "BTC", "--kind", "crypto"])
-        #expect(try ok(["tx", "add", "Cold", "1.0", "--note", "first"]).contains("recorded 1.00000000"))
-        _ = try ok(["goal", "add", "House", "--target", "100000", "--currency", "EUR", "--deadline", "2030-01-01"])
-        #expect(try ok(["alloc", "set", "Cold", "House", "0.6"]).contains("unallocated: 0.40000000"))
+        _ = try ok(socket, ["asset", "add", "Cold", "--currency", "BTC", "--kind", "crypto"])
+        #expect(try ok(socket, ["tx", "add", "Cold", "1.0", "--note", "first"]).contains("recorded 1.00000000"))
+        _ = try ok(socket, ["goal", "add", "House", "--target", "100000", "--currency", "EUR", "--deadline", "2030-01-01"])
+        #expect(try ok(socket, ["alloc", "set", "Cold", "House", "0.6"]).contains("unallocated: 0.40000000"))
         let refused = try runCtl(socket + ["alloc", "set", "Cold", "House", "1.5"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("insufficient_balance"))
-        _ = try ok(["rates", "set", "BTC", "USD", "60000"])
-        _ = try ok(["rates", "set", "EUR", "USD", "1.2"])
-        #expect(try ok(["rates", "convert", "0.5", "BTC", "EUR"]).contains("25000.00 EUR"))
-        #expect(try ok(["asset", "list"]).contains("50000.00 EUR"))
-        #expect(try ok(["alloc", "list", "--goal", "House"]).contains("0.60000000"))
-        #expect(try ok(["tx", "list", "--asset", "Cold"]).contains("first"))
-        #expect(try ok(["rates", "list"]).contains("BTC/USD"))
+        _ = try ok(socket, ["rates", "set", "BTC", "USD", "60000"])
+        _ = try ok(socket, ["rates", "set", "EUR", "USD", "1.2"])
+        #expect(try ok(socket, ["rates", "convert", "0.5", "BTC", "EUR"]).contains("25000.00 EUR"))
+        #expect(try ok(socket, ["asset", "list"]).contains("50000.00 EUR"))
+        #expect(try ok(socket, ["alloc", "list", "--goal", "House"]).contains("0.60000000"))
+        #expect(try ok(socket, ["tx", "list", "--asset", "Cold"]).contains("first"))
+        #expect(try ok(socket, ["rates", "list"]).contains("BTC/USD"))
         let missing = try runCtl(socket + ["rates", "convert", "1", "SOL", "EUR"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("rate_unavailable"))
         #expect(try runCtl(socket + ["asset", "rm", "Cold"]).status == 1)
-        _ = try ok(["asset", "rm", "Cold", "--force"])
+        _ = try ok(socket, ["asset", "rm", "Cold", "--force"])
     }
 
     @Test func planCommandsEndToEnd() throws {
         let daemon = try DaemonProcess()
         let socket = ["--socket", daemon.socketPath]
-        func ok(_ arguments: [String]) throws -> String {
-            let result = try runCtl(socket + arguments)
-            #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            return result.stdout
-        }
-        _ = try ok(["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2030-06-30"])
-        _ = try ok(["goal", "add", "Bike", "--target", "900", "--currency", "EUR", "--deadline", "2030-06-30"])
-        let list = try ok(["plan", "list"])
+        _ = try ok(socket, ["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2030-06-30"])
+        _ = try ok(socket, ["goal", "add", "Bike", "--target", "900", "--currency", "EUR", "--deadline", "2030-06-30"])
+        let list = try ok(socket, ["plan", "list"])
         #expect(list.contains("Emergency") && list.contains("on_track"))
-        #expect(try ok(["plan", "set", "Emergency", "--amount", "100"]).contains("100.00"))
-        _ = try ok(["plan", "protect", "Emergency"])
-        #expect(try ok(["plan", "flex", "--factor", "0.5"]).contains("preview only"))
-        #expect(try ok(["plan", "flex", "--factor", "0.5", "--apply"]).contains("applied"))
-        let bike = try JSONParser.parse(try ok(["plan", "show", "Bike", "--json"]))
+        #expect(try ok(socket, ["plan", "set", "Emergency", "--amount", "100"]).contains("100.00"))
+        _ = try ok(socket, ["plan", "protect", "Emergency"])
+        #expect(try ok(socket, ["plan", "flex", "--factor", "0.5"]).contains("preview only"))
+        #expect(try ok(socket, ["plan", "flex", "--factor", "0.5", "--apply"]).contains("applied"))
+        let bike = try JSONParser.parse(try ok(socket, ["plan", "show", "Bike", "--json"]))
         #expect(bike["flex_state"] == "flexible")
         #expect(bike["custom_amount"] != .null, "flex_apply wrote the flexible plan")
-        #expect(try JSONParser.parse(try ok(["plan", "show", "Emergency", "--json"]))["custom_amount"] == "100.00", "protected stays")
-        _ = try ok(["plan", "set", "Emergency", "--amount", "clear"])
-        _ = try ok(["plan", "skip", "Bike"])
-        #expect(try ok(["plan", "stale"]).contains("0 stale"))
+        #expect(try JSONParser.parse(try ok(socket, ["plan", "show", "Emergency", "--json"]))["custom_amount"] == "100.00", "protected stays")
+        _ = try ok(socket, ["plan", "set", "Emergency", "--amount", "clear"])
+        _ = try ok(socket, ["plan", "skip", "Bike"])
+        #expect(try ok(socket, ["plan", "stale"]).contains("0 stale"))
         #expect(try runCtl(socket + ["plan", "flex", "--factor", "2"]).status == 1)
     }
 
@@ -145,4 +135,11 @@ import Testing
         #expect(viaUserPath.status == 0)
         #expect(try JSONParser.parse(viaUserPath.stdout)["pid"] == .int(Int(userDaemon.pid)))
     }
+}
+
+/// Runs savingsctl against `socket` and expects success; returns its output.
+func ok(_ socket: [String], _ arguments: [String]) throws -> String {
+    let result = try runCtl(socket + arguments)
+    #expect(result.status == 0, "\(arguments): \(result.stderr)")
+    return result.stdout
 }

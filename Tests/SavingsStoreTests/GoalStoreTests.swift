@@ -13,17 +13,6 @@ import Testing
                     startDate: nil, notes: nil, today: today)
     }
 
-    func kind(_ body: () async throws -> Void) async -> DomainError.Kind? {
-        do {
-            try await body()
-            return nil
-        } catch let error as DomainError {
-            return error.kind
-        } catch {
-            return nil
-        }
-    }
-
     @Test func createGetListRoundTrip() async throws {
         let db = try SavingsDatabase.inMemory()
         let created = try await db.createGoal(try new("Emergency", target: "5000.5"), now: now)

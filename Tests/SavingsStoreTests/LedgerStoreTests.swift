@@ -19,17 +19,6 @@ import Testing
         return db
     }
 
-    func kind(_ body: () async throws -> Void) async -> DomainError.Kind? {
-        do {
-            try await body()
-            return nil
-        } catch let error as DomainError {
-            return error.kind
-        } catch {
-            return nil
-        }
-    }
-
     @Test func allocationsAreBoundedByTheBalanceAndLogged() async throws {
         let db = try await setUp()
         _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: nil, now: start, timeZone: utc)
