@@ -21,6 +21,7 @@ enum DaemonMethods {
             let config = context.liveConfig.current
             let uptime = ContinuousClock.now - context.startedAt
             let counts = try await context.database.counts()
+            let oldestRate = try await context.valuation().portfolio.rates.rates.map(\.asOf).min()
             return [
                 "version": .string(SavingsDaemonInfo.version),
                 "pid": .int(Int(context.pid)),
@@ -34,6 +35,7 @@ enum DaemonMethods {
                 "last_rollover_month": .optional(try await context.database.metadata(MonthScheduler.lastRolloverKey)),
                 "counts": .object(counts.mapValues { .int($0) }),
                 "now": Wire.timestamp(context.clock.now()),
+                "rates_age_seconds": Wire.age(oldestRate, now: context.clock.now()),
             ]
         }
     }

@@ -156,6 +156,7 @@ import Testing
         #expect(try daemon.call("rates.list", ["history": true, "base": "BTC"])["rates"]?.arrayValue?.count == 2)
         #expect(try daemon.call("rates.list")["rates"]?.arrayValue?.count == 2)
         #expect(try daemon.call("goal.get", ["goal": "House"])["current_total"] == "27500.00")
+        #expect(try daemon.call("daemon.status")["rates_age_seconds"]?.intValue != nil)
     }
 
     @Test func undoContributionWithinTheWindowOnly() throws {
