@@ -1,0 +1,114 @@
+import Foundation
+
+/// What happened to one asset inside an execution window (SPEC 4.5): its state at the start
+/// and every change point after it, up to the end.
+public struct AssetTimeline: Sendable, Equatable {
+    public enum Change: Sendable, Equatable {
+        /// A transaction dated inside the window.
+        case transaction(at: Date, amount: Decimal)
+        /// An allocation-history row inside the window: the pair's new target.
+        case target(at: Date, createdAt: Date, goalID: UUID, amount: Decimal)
+
+        public var at: Date {
+            switch self {
+            case .transaction(let at, _), .target(let at, _, _, _): at
+            }
+        }
+    }
+
+    public var assetID: UUID
+    /// Balance at `start` (transactions dated at or before it: backdated ones are baseline).
+    public var balanceAtStart: Decimal
+    /// Each goal's target at `start`.
+    public var targetsAtStart: [UUID: Decimal]
+    public var changes: [Change]
+
+    public init(assetID: UUID, balanceAtStart: Decimal, targetsAtStart: [UUID: Decimal], changes: [Change]) {
+        self.assetID = assetID
+        self.balanceAtStart = balanceAtStart
+        self.targetsAtStart = targetsAtStart
+        self.changes = changes
+    }
+}
+
+/// A change of one goal's funded amount, derived from timestamps (never stored while executing).
+public struct DerivedEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case deposit
+        case withdrawal
+        /// Value moved between goals: the deltas of the change point sum to zero.
+        case reallocation
+        /// Previously unallocated money assigned (or released).
+        case allocation
+    }
+
+    public var at: Date
+    public var assetID: UUID
+    public var goalID: UUID
+    /// Change of the funded amount, in asset units.
+    public var assetAmount: Decimal
+    public var kind: Kind
+}
+
+/// SPEC 4.5: walks an asset's change points in time order and reports every non-zero change
+/// of a goal's funded amount. Cost is linear in the number of change points in the window
+/// (times the asset's goals), independent of how much history lies before it.
+public enum DerivedContributionCalculator {
+    public static func events(for timeline: AssetTimeline) -> [DerivedEvent] {
+        var balance = timeline.balanceAtStart
+        var targets = timeline.targetsAtStart
+        var funded = FundingCalculator.split(balance: balance, targets: targets).funded
+        // Rows written together (a move, an auto-allocated deposit) share a timestamp and form
+        // one change point, so a reallocation nets to zero instead of showing two halves.
+        let ordered = timeline.changes.enumerated().sorted { a, b in
+            a.element.at != b.element.at ? a.element.at < b.element.at : order(a.element) != order(b.element)
+                ? order(a.element) < order(b.element) : a.offset < b.offset
+        }.map(\.element)
+        var events: [DerivedEvent] = []
+        var index = 0
+        while index < ordered.count {
+            let at = ordered[index].at
+            var transacted = Decimal(0)
+            var hasTransaction = false
+            while index < ordered.count, ordered[index].at == at {
+                switch ordered[index] {
+                case .transaction(_, let amount):
+                    balance += amount
+                    transacted += amount
+                    hasTransaction = true
+                case .target(_, _, let goalID, let amount):
+                    targets[goalID] = amount
+                }
+                index += 1
+            }
+            let next = FundingCalculator.split(balance: balance, targets: targets).funded
+            var deltas: [(UUID, Decimal)] = []
+            for goal in Set(next.keys).union(funded.keys) {
+                let delta = (next[goal] ?? 0) - (funded[goal] ?? 0)
+                if delta != 0 { deltas.append((goal, delta)) }
+            }
+            funded = next
+            guard !deltas.isEmpty else { continue }
+            let kind: DerivedEvent.Kind = hasTransaction
+                ? (transacted < 0 ? .withdrawal : .deposit)
+                : (deltas.reduce(Decimal(0)) { $0 + $1.1 } == 0 ? .reallocation : .allocation)
+            for (goal, delta) in deltas.sorted(by: { $0.0.uuidString < $1.0.uuidString }) {
+                events.append(DerivedEvent(at: at, assetID: timeline.assetID, goalID: goal, assetAmount: delta, kind: kind))
+            }
+        }
+        return events
+    }
+
+    /// Within one instant, history rows in the order they were written.
+    private static func order(_ change: AssetTimeline.Change) -> Date {
+        switch change {
+        case .transaction(let at, _): at
+        case .target(_, let createdAt, _, _): createdAt
+        }
+    }
+
+    /// Per-goal sum of the events' asset amounts.
+    public static func totals(_ events: [DerivedEvent]) -> [UUID: Decimal] {
+        events.reduce(into: [:]) { $0[$1.goalID, default: 0] += $1.assetAmount }
+    }
+}

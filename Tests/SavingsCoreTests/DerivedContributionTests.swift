@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import SavingsCore
+
+@Suite struct DerivedContributionTests {
+    let asset = UUID(), a = UUID(), b = UUID()
+    func t(_ seconds: TimeInterval) -> Date { Date(timeIntervalSince1970: 1_800_000_000 + seconds) }
+
+    @Test func depositIntoADedicatedAssetCounts() {
+        let timeline = AssetTimeline(assetID: asset, balanceAtStart: 100, targetsAtStart: [a: 100], changes: [
+            .transaction(at: t(10), amount: 200), .target(at: t(10), createdAt: t(10), goalID: a, amount: 300),
+        ])
+        let events = DerivedContributionCalculator.events(for: timeline)
+        #expect(events == [DerivedEvent(at: t(10), assetID: asset, goalID: a, assetAmount: 200, kind: .deposit)])
+    }
+
+    @Test func aSharedAssetsDepositCountsOnlyOnceAllocated() {
+        let timeline = AssetTimeline(assetID: asset, balanceAtStart: 100, targetsAtStart: [a: 50, b: 50], changes: [
+            .transaction(at: t(10), amount: 100),
+            .target(at: t(20), createdAt: t(20), goalID: a, amount: 80),
+        ])
+        let events = DerivedContributionCalculator.events(for: timeline)
+        #expect(events.count == 1)
+        #expect(events.first?.kind == .allocation)
+        #expect(events.first?.assetAmount == 30)
+    }
+
+    @Test func aMoveIsOneReallocationThatNetsToZero() {
+        let timeline = AssetTimeline(assetID: asset, balanceAtStart: 100, targetsAtStart: [a: 60, b: 40], changes: [
+            .target(at: t(10), createdAt: t(10), goalID: a, amount: 50),
+            .target(at: t(10), createdAt: t(10.001), goalID: b, amount: 50),
+        ])
+        let events = DerivedContributionCalculator.events(for: timeline)
+        #expect(events.map(\.kind) == [.reallocation, .reallocation])
+        #expect(DerivedContributionCalculator.totals(events) == [a: -10, b: 10])
+        #expect(events.reduce(Decimal(0)) { $0 + $1.assetAmount } == 0)
+    }
+
+    @Test func aWithdrawalThatOverAllocatesReducesEveryGoalProportionally() {
+        let timeline = AssetTimeline(assetID: asset, balanceAtStart: 100, targetsAtStart: [a: 60, b: 40], changes: [
+            .transaction(at: t(10), amount: -50),
+        ])
+        let totals = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline))
+        #expect(totals == [a: -30, b: -20])
+    }
+
+    @Test func eventsAddUpToTheChangeOfFundingOverTheWindow() {
+        var random = SeededGenerator(state: 4_5)
+        let goals = [a, b, UUID()]
+        for _ in 0..<500 {
+            var balance = random.amount(maxUnits: 20, scale: 4)
+            var targets: [UUID: Decimal] = [:]
+            for goal in goals where random.next() % 2 == 0 { targets[goal] = random.amount(maxUnits: 10, scale: 4) }
+            let start = FundingCalculator.split(balance: balance, targets: targets).funded
+            let initial = (balance, targets)
+            var changes: [AssetTimeline.Change] = []
+            for step in 0..<Int(random.next() % 12) {
+                let at = t(TimeInterval(random.next() % 6))  // collisions on purpose
+                switch random.next() % 3 {
+                case 0:
+                    let amount = random.amount(maxUnits: 10, scale: 4)
+                    changes.append(.transaction(at: at, amount: amount))
+                case 1:
+                    let amount = -random.amount(maxUnits: 10, scale: 4)
+                    changes.append(.transaction(at: at, amount: amount))
+                default:
+                    let goal = goals[Int(random.next() % 3)]
+                    changes.append(.target(at: at, createdAt: t(TimeInterval(step) / 1000), goalID: goal,
+                                           amount: random.amount(maxUnits: 10, scale: 4)))
+                }
+            }
+            let timeline = AssetTimeline(assetID: asset, balanceAtStart: initial.0, targetsAtStart: initial.1, changes: changes)
+            let totals = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline))
+            // Replay independently to the end state.
+            for change in changes.sorted(by: { $0.at < $1.at }) {
+                if case .transaction(_, let amount) = change { balance += amount }
+            }
+            var finalTargets = targets
+            let rows = changes.enumerated().compactMap { item -> (Date, Date, Int, UUID, Decimal)? in
+                if case .target(let at, let createdAt, let goal, let amount) = item.element { return (at, createdAt, item.offset, goal, amount) }
+                return nil
+            }.sorted { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+            for row in rows { finalTargets[row.3] = row.4 }
+            let end = FundingCalculator.split(balance: balance, targets: finalTargets).funded
+            for goal in goals {
+                #expect((totals[goal] ?? 0) == (end[goal] ?? 0) - (start[goal] ?? 0))
+            }
+        }
+    }
+}
