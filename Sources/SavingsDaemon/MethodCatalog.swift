@@ -12,6 +12,7 @@ public enum MethodCatalog {
         LedgerMethods.register(into: &registry, context: context)
         RateMethods.register(into: &registry, context: context)
         PlanMethods.register(into: &registry, context: context)
+        ExecutionMethods.register(into: &registry, context: context)
         EventMethods.register(into: &registry, context: context)
         registry.registerIntrospection(title: SavingsDaemonInfo.name, version: SavingsDaemonInfo.version)
         return registry

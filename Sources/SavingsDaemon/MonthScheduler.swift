@@ -97,6 +97,13 @@ struct MonthProgress {
 
     static func compute(month: MonthLabel, context: DaemonContext) async throws -> [MonthProgress] {
         let plans = try await context.planner.plans(for: month)
+        if let record = try await context.database.execution(month), record.status == .executing {
+            let lines = try await ExecutionProgress.document(record, end: context.clock.now(), status: "executing", completedAt: nil,
+                                                             canUndoUntil: nil, context: context).lines
+            return plans.compactMap { plan in
+                lines.first { $0.goalID == plan.goalID }.map { MonthProgress(plan: plan, goalName: $0.goalName, contributed: $0.contributed) }
+            }
+        }
         let valuation = try await context.valuation()
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = context.timeZone

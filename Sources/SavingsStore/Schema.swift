@@ -117,6 +117,23 @@ enum Schema {
                 CREATE INDEX monthly_plan_by_month ON monthly_plan(month_label, state);
                 """)
         }
+        migrator.registerMigration("v4-execution") { db in
+            try db.execute(sql: """
+                CREATE TABLE execution_record (
+                    month_label TEXT PRIMARY KEY NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('draft', 'executing', 'closed')),
+                    started_at TEXT,
+                    completed_at TEXT,
+                    can_undo_until TEXT,
+                    snapshot TEXT,
+                    baseline_rows TEXT,
+                    completed TEXT,
+                    created_at TEXT NOT NULL,
+                    updated_at TEXT NOT NULL
+                );
+                CREATE INDEX allocation_history_by_asset_time ON allocation_history(asset_id, timestamp);
+                """)
+        }
         return migrator
     }
 }

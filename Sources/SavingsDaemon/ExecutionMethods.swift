@@ -1,0 +1,200 @@
+import Foundation
+import SavingsCore
+import SavingsRPC
+import SavingsStore
+
+/// The live or frozen result of a month's execution: one computation for month.progress,
+/// month.complete (which freezes it), reminders and goal.contribute "plan".
+enum ExecutionProgress {
+    struct Line {
+        var goalID: UUID
+        var goalName: String
+        var currency: CurrencyCode
+        var planned: Decimal
+        var contributed: Decimal
+    }
+
+    /// The tracked goals and their planned amounts, frozen at month.start.
+    static func snapshot(_ plans: [MonthlyPlan], names: [UUID: String]) -> JSONValue {
+        ["goals": .array(plans.map { plan in
+            ["goal_id": Wire.id(plan.goalID), "goal_name": .string(names[plan.goalID] ?? ""), "currency": .string(plan.currency.code),
+             "planned": .string(Amount.plainText(plan.plannedAmount)), "is_protected": .bool(plan.isProtected),
+             "is_skipped": .bool(plan.isSkipped)]
+        })]
+    }
+
+    /// Derives the month's figures between `started_at` and `end` at current rates.
+    static func document(_ record: ExecutionRecord, end: Date, status: String, completedAt: Date?, canUndoUntil: Date?,
+                         context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
+        guard let startedAt = record.startedAt, let snapshotText = record.snapshot,
+              let snapshot = try? JSONParser.parse(snapshotText) else {
+            throw DomainError(.invalidState, "\(record.month) has not been started")
+        }
+        var lines: [Line] = []
+        for goal in snapshot["goals"]?.arrayValue ?? [] {
+            guard let id = goal["goal_id"]?.stringValue.flatMap(UUID.init(uuidString:)),
+                  let currency = goal["currency"]?.stringValue.flatMap({ try? CurrencyCode($0) }),
+                  let planned = goal["planned"]?.stringValue.flatMap({ try? Amount.parse($0) }) else { continue }
+            lines.append(Line(goalID: id, goalName: goal["goal_name"]?.stringValue ?? "", currency: currency, planned: planned, contributed: 0))
+        }
+        let valuation = try await context.valuation()
+        let rates = valuation.portfolio.rates
+        let assets = Dictionary(uniqueKeysWithValues: valuation.portfolio.assets.map { ($0.id, $0) })
+        let tracked = Dictionary(uniqueKeysWithValues: lines.enumerated().map { ($1.goalID, $0) })
+        var events: [JSONValue] = []
+        var used: [String: Conversion] = [:]
+        var missing = Set<String>()
+        for timeline in try await context.database.timelines(start: startedAt, end: end) {
+            guard let asset = assets[timeline.assetID] else { continue }
+            for event in DerivedContributionCalculator.events(for: timeline) {
+                guard let index = tracked[event.goalID] else { continue }
+                let currency = lines[index].currency
+                let conversion = rates.conversion(from: asset.currency, to: currency)
+                if let conversion {
+                    lines[index].contributed += event.assetAmount * conversion.rate
+                    if !conversion.path.isEmpty { used["\(asset.currency)/\(currency)"] = conversion }
+                } else {
+                    missing.insert(RateTable.missingPair(asset.currency, currency))
+                }
+                events.append([
+                    "at": Wire.timestamp(event.at), "asset_id": Wire.id(event.assetID), "goal_id": Wire.id(event.goalID),
+                    "asset_amount": .string(asset.format(event.assetAmount)),
+                    "goal_amount": conversion.map { Wire.money(event.assetAmount * $0.rate, currency) } ?? .null,
+                    "kind": .string(event.kind.rawValue),
+                ])
+            }
+        }
+        let display = context.liveConfig.current.displayCurrency
+        var plannedTotal = Decimal(0), contributedTotal = Decimal(0)
+        for line in lines {
+            guard let conversion = rates.conversion(from: line.currency, to: display) else {
+                missing.insert(RateTable.missingPair(line.currency, display))
+                continue
+            }
+            plannedTotal += line.planned * conversion.rate
+            contributedTotal += line.contributed * conversion.rate
+        }
+        let document: JSONValue = [
+            "month": .string(record.month.description),
+            "status": .string(status),
+            "started_at": Wire.timestamp(startedAt),
+            "completed_at": completedAt.map(Wire.timestamp) ?? .null,
+            "can_undo_until": canUndoUntil.map(Wire.timestamp) ?? .null,
+            "goals": .array(lines.map(goal)),
+            "totals": ["currency": .string(display.code), "planned": Wire.money(plannedTotal, display),
+                       "contributed": Wire.money(contributedTotal, display),
+                       "remaining": Wire.money(max(0, plannedTotal - contributedTotal), display)],
+            "events": .array(events),
+            "rates": .array(used.keys.sorted().map { pair in
+                ["pair": .string(pair), "rate": .string(Amount.plainText(used[pair]!.rate)),
+                 "as_of": used[pair]!.asOf.map(Wire.timestamp) ?? .null]
+            }),
+            "incomplete": .bool(!missing.isEmpty),
+            "missing_rates": .array(missing.sorted().map(JSONValue.string)),
+        ]
+        return (document, lines)
+    }
+
+    static func goal(_ line: Line) -> JSONValue {
+        var percent: JSONValue = .null
+        if line.planned > 0 {
+            var exact = line.contributed / line.planned * 100
+            var rounded = Decimal()
+            NSDecimalRound(&rounded, &exact, 1, .bankers)
+            percent = .string(Amount.format(rounded, scale: 1))
+        }
+        return [
+            "goal_id": Wire.id(line.goalID), "goal_name": .string(line.goalName), "currency": .string(line.currency.code),
+            "planned": Wire.money(line.planned, line.currency), "contributed": Wire.money(line.contributed, line.currency),
+            "remaining": Wire.money(max(0, line.planned - line.contributed), line.currency), "percent": percent,
+            "fulfilled": .bool(line.contributed >= line.planned),
+        ]
+    }
+}
+
+/// `month.*`: start a month, follow it, close it into an immutable record, undo, history.
+enum ExecutionMethods {
+    static let monthParam = ParamSpec.optional("month", .string, "YYYY-MM (default the current month)")
+    static let progressResult = ResultSpec("progress", "month, status, goals, totals, events, rates", schema: ["type": "object"])
+
+    static func progress(_ month: MonthLabel, context: DaemonContext) async throws -> JSONValue {
+        guard let record = try await context.database.execution(month), record.status != .draft else {
+            throw DomainError(.notFound, "\(month) has not been started (month.start)", details: ["month": month.description])
+        }
+        if record.status == .closed, let frozen = record.completed, let document = try? JSONParser.parse(frozen) {
+            return document
+        }
+        return try await ExecutionProgress.document(record, end: context.clock.now(), status: "executing", completedAt: nil,
+                                                    canUndoUntil: record.canUndoUntil, context: context).document
+    }
+
+    static func register(into registry: inout MethodRegistry, context: DaemonContext) {
+        let database = context.database
+        let window: @Sendable () -> TimeInterval = { TimeInterval(context.liveConfig.current.undoWindow) }
+
+        registry.register(MethodSpec("month.start", summary: "Start executing the current month: freeze the plans, lock them.",
+                                     params: [monthParam], result: progressResult, writes: true)) { params, _ in
+            let month = try PlanMethods.month(params, context: context)
+            guard month == context.planner.currentMonth else {
+                throw DomainError(.invalidState, "only the current month (\(context.planner.currentMonth)) can be started")
+            }
+            let plans = try await context.planner.plans(for: month)
+            let names = Dictionary(uniqueKeysWithValues: try await database.goals(includeArchived: true).map { ($0.id, $0.name) })
+            let snapshot = JSONSerializer.serialize(ExecutionProgress.snapshot(plans, names: names))
+            _ = try await database.startExecution(month, snapshot: snapshot, goalIDs: plans.map(\.goalID), now: context.clock.now(),
+                                                  undoWindow: window(), timeZone: context.timeZone)
+            context.events.publish("month.started", ["month": .string(month.description)])
+            return try await progress(month, context: context)
+        }
+
+        registry.register(MethodSpec("month.progress", summary: "Live progress of an executing month, or the frozen record of a closed one.",
+                                     params: [monthParam], result: progressResult, writes: false)) { params, _ in
+            try await progress(try PlanMethods.month(params, context: context), context: context)
+        }
+
+        registry.register(MethodSpec("month.complete", summary: "Close the month into an immutable record.",
+                                     params: [monthParam], result: progressResult, writes: true)) { params, _ in
+            let month = try PlanMethods.month(params, context: context)
+            guard let record = try await database.execution(month), record.status == .executing else {
+                throw DomainError(.invalidState, "\(month) is not being executed")
+            }
+            let now = Timestamp.truncatedToMilliseconds(context.clock.now())
+            let frozen = try await ExecutionProgress.document(record, end: now, status: "closed", completedAt: now,
+                                                              canUndoUntil: now.addingTimeInterval(window()), context: context).document
+            _ = try await database.completeExecution(month, frozen: JSONSerializer.serialize(frozen), completedAt: now, undoWindow: window())
+            context.events.publish("month.completed", ["month": .string(month.description)])
+            return frozen
+        }
+
+        for (name, status, summary) in [("month.undo_start", ExecutionRecord.Status.executing, "Return a started month to draft (within the undo window)."),
+                                        ("month.undo_complete", .closed, "Reopen a closed month (within the undo window).")] {
+            registry.register(MethodSpec(name, summary: summary, params: [monthParam],
+                                         result: ResultSpec("execution", "{\"month\", \"status\"}", schema: ["type": "object"]),
+                                         writes: true)) { params, _ in
+                let month = try PlanMethods.month(params, context: context)
+                let record = try await database.undoExecution(month, from: status, now: context.clock.now(), undoWindow: window())
+                return ["month": .string(month.description), "status": .string(record.status.rawValue),
+                        "can_undo_until": record.canUndoUntil.map(Wire.timestamp) ?? .null]
+            }
+        }
+
+        registry.register(MethodSpec(
+            "month.history", summary: "Closed months: planned against contributed per goal, and overall fulfilment.",
+            params: [.optional("from", .string, "first month, YYYY-MM"), .optional("to", .string, "last month, YYYY-MM")],
+            result: ResultSpec("history", "{\"months\": [...]}", schema: ["type": "object"]), writes: false)) { params, _ in
+            let records = try await database.closedExecutions(
+                from: try params.string("from").map { try MonthLabel(parsing: $0, field: "from") },
+                to: try params.string("to").map { try MonthLabel(parsing: $0, field: "to") })
+            return ["months": .array(records.compactMap { record in
+                guard let frozen = record.completed.flatMap({ try? JSONParser.parse($0) }) else { return nil }
+                let planned = frozen["totals"]?["planned"]?.stringValue.flatMap { try? Amount.parse($0) } ?? 0
+                let contributed = frozen["totals"]?["contributed"]?.stringValue.flatMap { try? Amount.parse($0) } ?? 0
+                var ratio = planned > 0 ? contributed / planned * 100 : 100
+                var percent = Decimal()
+                NSDecimalRound(&percent, &ratio, 1, .bankers)
+                return ["month": frozen["month"] ?? .null, "goals": frozen["goals"] ?? .array([]), "totals": frozen["totals"] ?? .null,
+                        "fulfilment_percent": .string(Amount.format(percent, scale: 1))]
+            })]
+        }
+    }
+}

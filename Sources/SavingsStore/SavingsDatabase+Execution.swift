@@ -1,0 +1,198 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// A month's execution (SPEC 5.3). `snapshot` and `completed` are JSON documents written by
+/// the daemon: the planned amounts frozen at start, and the frozen result at close.
+public struct ExecutionRecord: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case draft
+        case executing
+        case closed
+    }
+
+    public var month: MonthLabel
+    public var status: Status
+    public var startedAt: Date?
+    public var completedAt: Date?
+    public var canUndoUntil: Date?
+    public var snapshot: String?
+    public var completed: String?
+}
+
+struct ExecutionRecordRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "execution_record"
+    var monthLabel: String
+    var status: String
+    var startedAt: String?
+    var completedAt: String?
+    var canUndoUntil: String?
+    var snapshot: String?
+    var baselineRows: String?
+    var completed: String?
+    var createdAt: String
+    var updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case status, snapshot, completed
+        case monthLabel = "month_label"
+        case startedAt = "started_at"
+        case completedAt = "completed_at"
+        case canUndoUntil = "can_undo_until"
+        case baselineRows = "baseline_rows"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    func record() throws -> ExecutionRecord {
+        try StoreKey.decoding("execution \(monthLabel)") {
+            guard let status = ExecutionRecord.Status(rawValue: status) else { throw StoreError.corrupt("status \(status)") }
+            return ExecutionRecord(
+                month: try MonthLabel(parsing: monthLabel), status: status,
+                startedAt: try startedAt.map { try Timestamp.parse($0, field: "started_at") },
+                completedAt: try completedAt.map { try Timestamp.parse($0, field: "completed_at") },
+                canUndoUntil: try canUndoUntil.map { try Timestamp.parse($0, field: "can_undo_until") },
+                snapshot: snapshot, completed: completed)
+        }
+    }
+}
+
+extension SavingsDatabase {
+    public func execution(_ month: MonthLabel) async throws -> ExecutionRecord? {
+        try await read { db in try ExecutionRecordRow.fetchOne(db, key: month.description)?.record() }
+    }
+
+    public func closedExecutions(from: MonthLabel?, to: MonthLabel?) async throws -> [ExecutionRecord] {
+        try await read { db in
+            var request = ExecutionRecordRow.filter(Column("status") == "closed")
+            if let from { request = request.filter(Column("month_label") >= from.description) }
+            if let to { request = request.filter(Column("month_label") <= to.description) }
+            return try request.order(Column("month_label")).fetchAll(db).map { try $0.record() }
+        }
+    }
+
+    /// draft -> executing: plans lock, baseline history rows are written at `now` for every
+    /// allocation of the tracked goals, and the snapshot is stored.
+    public func startExecution(_ month: MonthLabel, snapshot: String, goalIDs: [UUID], now: Date, undoWindow: TimeInterval,
+                               timeZone: TimeZone) async throws -> ExecutionRecord {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        return try await write { db in
+            let existing = try ExecutionRecordRow.fetchOne(db, key: month.description)
+            if let existing, existing.status != "draft" {
+                throw DomainError(.invalidState, "\(month) is already \(existing.status)", details: ["status": existing.status])
+            }
+            var baseline: [String] = []
+            let goals = Set(goalIDs.map(StoreKey.id))
+            for record in try AllocationRecord.fetchAll(db) where goals.contains(record.goalID) {
+                let id = try Self.applyAllocationDelta(assetID: try StoreKey.uuid(record.assetID), goalID: try StoreKey.uuid(record.goalID),
+                                                       delta: 0, at: now, now: now, timeZone: timeZone, db)
+                baseline.append(StoreKey.id(id))
+            }
+            try Self.setPlanStates(month, to: .executing, db)
+            let row = ExecutionRecordRow(
+                monthLabel: month.description, status: "executing", startedAt: Timestamp.format(now), completedAt: nil,
+                canUndoUntil: Timestamp.format(now.addingTimeInterval(undoWindow)), snapshot: snapshot,
+                baselineRows: baseline.joined(separator: ","), completed: nil,
+                createdAt: existing?.createdAt ?? Timestamp.format(now), updatedAt: Timestamp.format(now))
+            try row.save(db)
+            return try row.record()
+        }
+    }
+
+    /// executing -> closed with the frozen result; the undo window restarts.
+    public func completeExecution(_ month: MonthLabel, frozen: String, completedAt: Date, undoWindow: TimeInterval) async throws
+        -> ExecutionRecord {
+        try await write { db in
+            guard var row = try ExecutionRecordRow.fetchOne(db, key: month.description), row.status == "executing" else {
+                throw DomainError(.invalidState, "\(month) is not being executed")
+            }
+            row.status = "closed"
+            row.completedAt = Timestamp.format(completedAt)
+            row.canUndoUntil = Timestamp.format(completedAt.addingTimeInterval(undoWindow))
+            row.completed = frozen
+            row.updatedAt = Timestamp.format(completedAt)
+            try row.update(db)
+            try Self.setPlanStates(month, to: .completed, db)
+            return try row.record()
+        }
+    }
+
+    /// executing -> draft (removing the baseline rows), or closed -> executing (dropping the
+    /// frozen result), within the undo window.
+    public func undoExecution(_ month: MonthLabel, from status: ExecutionRecord.Status, now: Date, undoWindow: TimeInterval)
+        async throws -> ExecutionRecord {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        return try await write { db in
+            guard var row = try ExecutionRecordRow.fetchOne(db, key: month.description), row.status == status.rawValue else {
+                throw DomainError(.invalidState, "\(month) is not \(status.rawValue)")
+            }
+            if let until = row.canUndoUntil, try Timestamp.parse(until, field: "can_undo_until") < now {
+                throw DomainError(.undoExpired, "the undo window of \(month) ended at \(until)", details: ["expired_at": until])
+            }
+            switch status {
+            case .executing:
+                for id in (row.baselineRows ?? "").split(separator: ",").map(String.init) {
+                    guard let history = try AllocationHistoryRecord.fetchOne(db, key: id) else { continue }
+                    try history.delete(db)
+                    try Self.syncAllocation(assetID: try StoreKey.uuid(history.assetID), goalID: try StoreKey.uuid(history.goalID),
+                                            now: now, db)
+                }
+                row = ExecutionRecordRow(monthLabel: row.monthLabel, status: "draft", startedAt: nil, completedAt: nil, canUndoUntil: nil,
+                                         snapshot: nil, baselineRows: nil, completed: nil, createdAt: row.createdAt,
+                                         updatedAt: Timestamp.format(now))
+                try Self.setPlanStates(month, to: .draft, db)
+            case .closed:
+                row.status = "executing"
+                row.completed = nil
+                row.completedAt = nil
+                row.canUndoUntil = Timestamp.format(now.addingTimeInterval(undoWindow))
+                row.updatedAt = Timestamp.format(now)
+                try Self.setPlanStates(month, to: .executing, db)
+            case .draft:
+                throw DomainError(.invalidState, "nothing to undo")
+            }
+            try row.update(db)
+            return try row.record()
+        }
+    }
+
+    /// Every asset's state at `start` and its change points in (start, end], read with range
+    /// queries; the derived-contribution calculator does the rest.
+    public func timelines(start: Date, end: Date) async throws -> [AssetTimeline] {
+        try await read { db in
+            let from = Timestamp.format(start), to = Timestamp.format(end)
+            var result: [AssetTimeline] = []
+            for asset in try AssetRecord.fetchAll(db) {
+                let balance = try Self.balance(assetID: asset.id, at: start, db)
+                var targets: [UUID: Decimal] = [:]
+                for row in try AllocationHistoryRecord.fetchAll(db, sql: """
+                    SELECT h.* FROM allocation_history h WHERE h.asset_id = ? AND h.timestamp <= ?
+                    AND NOT EXISTS (SELECT 1 FROM allocation_history n WHERE n.asset_id = h.asset_id AND n.goal_id = h.goal_id
+                        AND n.timestamp <= ? AND (n.timestamp > h.timestamp OR (n.timestamp = h.timestamp AND n.created_at > h.created_at)))
+                    """, arguments: [asset.id, from, from]) {
+                    let entry = try row.entry()
+                    targets[entry.goalID] = entry.amount
+                }
+                var changes: [AssetTimeline.Change] = []
+                for tx in try TransactionRecord.filter(Column("asset_id") == asset.id && Column("date") > from && Column("date") <= to)
+                    .fetchAll(db) {
+                    let transaction = try tx.transaction()
+                    changes.append(.transaction(at: transaction.date, amount: transaction.amount))
+                }
+                for row in try AllocationHistoryRecord.filter(Column("asset_id") == asset.id && Column("timestamp") > from
+                    && Column("timestamp") <= to).fetchAll(db) {
+                    let entry = try row.entry()
+                    changes.append(.target(at: entry.timestamp, createdAt: entry.createdAt, goalID: entry.goalID, amount: entry.amount))
+                }
+                guard balance != 0 || !targets.isEmpty || !changes.isEmpty else { continue }
+                result.append(AssetTimeline(assetID: try StoreKey.uuid(asset.id), balanceAtStart: balance, targetsAtStart: targets,
+                                            changes: changes))
+            }
+            return result
+        }
+    }
+
+    static func setPlanStates(_ month: MonthLabel, to state: MonthlyPlan.State, _ db: Database) throws {
+        try db.execute(sql: "UPDATE monthly_plan SET state = ? WHERE month_label = ?", arguments: [state.rawValue, month.description])
+    }
+}
