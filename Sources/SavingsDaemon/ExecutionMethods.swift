@@ -179,6 +179,49 @@ enum ExecutionMethods {
         }
 
         registry.register(MethodSpec(
+            "goal.history", summary: "Contributions derived month by month for any range, with the planned amount where a plan exists.",
+            params: [.required("goal", .reference, "the goal's id or name"),
+                     .optional("from", .string, "first month, YYYY-MM (default the goal's start month)"),
+                     .optional("to", .string, "last month, YYYY-MM (default the current month)")],
+            result: ResultSpec("history", "{\"months\": [{month, contributed, planned}]}", schema: ["type": "object"]),
+            writes: false)) { params, _ in
+            let goal = try await database.goal(try params.requiredString("goal"))
+            let current = context.planner.currentMonth
+            let from = try params.string("from").map { try MonthLabel(parsing: $0, field: "from") }
+                ?? MonthLabel(year: goal.startDate.year, month: goal.startDate.month)
+            let to = try params.string("to").map { try MonthLabel(parsing: $0, field: "to") } ?? current
+            guard from <= to, to.index - from.index < 240 else {
+                throw DomainError.invalidField("to", "give a range of 1 to 240 months with from <= to")
+            }
+            let valuation = try await context.valuation()
+            let assets = Dictionary(uniqueKeysWithValues: valuation.portfolio.assets.map { ($0.id, $0) })
+            let now = context.clock.now()
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = context.timeZone
+            var months: [JSONValue] = []
+            for index in from.index...to.index {
+                let month = MonthLabel(year: index / 12, month: index % 12 + 1)
+                let first = calendar.date(from: DateComponents(year: month.year, month: month.month, day: 1))!
+                guard first <= now else { break }
+                let next = calendar.date(byAdding: .month, value: 1, to: first)!
+                // (start, end]: everything from the month's first millisecond to its last, or now.
+                let start = first.addingTimeInterval(-0.001), end = min(next.addingTimeInterval(-0.001), now)
+                var contributed = Decimal(0)
+                for timeline in try await database.timelines(start: start, end: end) {
+                    guard let asset = assets[timeline.assetID],
+                          let conversion = valuation.portfolio.rates.conversion(from: asset.currency, to: goal.currency) else { continue }
+                    let total = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline))[goal.id] ?? 0
+                    contributed += total * conversion.rate
+                }
+                let plan = try? await database.plan(.goal(goal.id.uuidString, month))
+                months.append(["month": .string(month.description), "contributed": Wire.money(contributed, goal.currency),
+                               "planned": plan.map { Wire.money($0.plannedAmount, goal.currency) } ?? .null])
+            }
+            return ["goal_id": Wire.id(goal.id), "goal_name": .string(goal.name), "currency": .string(goal.currency.code),
+                    "months": .array(months)]
+        }
+
+        registry.register(MethodSpec(
             "month.history", summary: "Closed months: planned against contributed per goal, and overall fulfilment.",
             params: [.optional("from", .string, "first month, YYYY-MM"), .optional("to", .string, "last month, YYYY-MM")],
             result: ResultSpec("history", "{\"months\": [...]}", schema: ["type": "object"]), writes: false)) { params, _ in

@@ -38,6 +38,12 @@ import Testing
         // Undo complete within the window reopens it; live figures include the 50.
         #expect(try daemon.call("month.undo_complete")["status"] == "executing")
         #expect(try daemon.call("month.progress")["goals"]?.arrayValue?.first?["contributed"] == "775.00")
+        let history = try daemon.call("goal.history", ["goal": "Emergency Fund", "from": "2026-10"])["months"]?.arrayValue ?? []
+        #expect(history.map { $0["month"] } == ["2026-10", "2026-11"])
+        #expect(history.first?["planned"] == .null)
+        #expect(history.first?["contributed"] == "0.00")
+        #expect(history.last?["contributed"] == "775.00")
+        #expect(history.last?["planned"] == "625.00")
     }
 
     @Test func reallocationNetsToZeroAndBackdatedDepositsAreBaseline() throws {
