@@ -4,7 +4,7 @@ import SavingsRPC
 struct GoalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "goal", abstract: "Manage savings goals.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Archive.self, Remove.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Archive.self, Remove.self, History.self])
 
     static func describe(_ goal: JSONValue) -> String {
         var text = Render.fields(goal, ["id", "name", "currency", "target_amount", "current_total", "remaining", "deadline",

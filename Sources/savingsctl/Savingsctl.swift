@@ -11,7 +11,7 @@ struct Savingsctl: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             StatusCommand.self, DashboardCommand.self, GoalCommand.self, ContributeCommand.self, UndoContributionCommand.self,
-            AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, PlanCommand.self, EventsCommand.self,
+            AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, PlanCommand.self, MonthCommand.self, EventsCommand.self,
             CallCommand.self,
         ])
 
