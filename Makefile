@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime
 BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build run test clean
+.PHONY: all deps build run test bench clean
 
 all: build
 
@@ -36,6 +36,11 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
+
+## Release-build benchmarks; figures are ratios to a baseline measured in the same run.
+bench: deps
+	$(SWIFT) build -c release --product savings-bench
+	$$($(SWIFT) build -c release --show-bin-path)/savings-bench
 
 clean:
 	rm -rf .build

@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "savingsd", targets: ["savingsd"]),
         .executable(name: "savingsctl", targets: ["savingsctl"]),
+        .executable(name: "savings-bench", targets: ["savings-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -52,6 +53,7 @@ let package = Package(
             dependencies: ["SavingsRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
+        .executableTarget(name: "savings-bench", dependencies: ["SavingsCore"], swiftSettings: strict),
         .testTarget(name: "SavingsCoreTests", dependencies: ["SavingsCore"], swiftSettings: strict),
         .testTarget(
             name: "SavingsStoreTests",
