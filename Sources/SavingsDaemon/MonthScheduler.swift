@@ -56,9 +56,11 @@ struct MonthScheduler: Service {
         logger.notice("month rolled over", metadata: ["from": "\(last ?? "-")", "to": "\(month)"])
         context.events.publish("month.rolled_over", ["from": .optional(last), "to": .string(month.description)])
         let stale = try await database.stalePlans(current: month, offset: 0, limit: 1000)
-        if stale.total > 0 {
+        let overdue = try await database.overdueExecutions(current: month)
+        if stale.total > 0 || !overdue.isEmpty {
             let months = Set(stale.items.map(\.month.description)).sorted()
-            context.events.publish("plans.stale", ["count": .int(stale.total), "months": .array(months.map(JSONValue.string))])
+            context.events.publish("plans.stale", ["count": .int(stale.total), "months": .array(months.map(JSONValue.string)),
+                                                   "executing_months": .array(overdue.map { .string($0.description) })])
         }
     }
 

@@ -158,6 +158,9 @@ enum PlanMethods {
                 "items": .array(try await encode(result.items, context: context)),
                 "total": .int(result.total), "page": .int(page), "page_size": .int(size),
                 "pages": .int((result.total + size - 1) / size),
+                // A month still executing after it ended is reported, never closed for the user.
+                "executing_months": .array(try await database.overdueExecutions(current: context.planner.currentMonth)
+                    .map { .string($0.description) }),
                 "actions": [
                     "complete": "counted as fulfilled: the month is closed as if the plan was met",
                     "skip": "counted as intentionally skipped: the month is closed with nothing planned",

@@ -71,6 +71,14 @@ extension SavingsDatabase {
         }
     }
 
+    /// Months before `current` still executing: reported, never closed automatically.
+    public func overdueExecutions(current: MonthLabel) async throws -> [MonthLabel] {
+        try await read { db in
+            try String.fetchAll(db, sql: "SELECT month_label FROM execution_record WHERE status = 'executing' AND month_label < ? ORDER BY month_label",
+                                arguments: [current.description]).map { try MonthLabel(parsing: $0) }
+        }
+    }
+
     /// draft -> executing: plans lock, baseline history rows are written at `now` for every
     /// allocation of the tracked goals, and the snapshot is stored.
     public func startExecution(_ month: MonthLabel, snapshot: String, goalIDs: [UUID], now: Date, undoWindow: TimeInterval,

@@ -75,6 +75,19 @@ import Testing
         #expect(withdrawn["totals"]?["contributed"]?.stringValue?.hasPrefix("-") == true)
     }
 
+    @Test func twentyFiveHoursLaterUndoHasExpiredAndAnUnclosedMonthIsReported() throws {
+        let first = try DaemonProcess(at: "2026-11-30 20:00:00")
+        _ = try first.call("goal.create", ["name": "Trip", "currency": "EUR", "target_amount": "1000", "deadline": "2027-06-30"])
+        _ = try first.call("month.start")
+        #expect(first.stop() == 0)
+        let later = try DaemonProcess(at: "2026-12-01 21:00:00", directory: first.directory)
+        let expired = try later.failure("month.undo_start", ["month": "2026-11"])
+        #expect(expired.kind == "undo_expired")
+        #expect(expired.data?["expired_at"]?.stringValue?.hasPrefix("2026-12-01T20:00:0") == true, "24 h after the start")
+        #expect(try later.call("plan.stale")["executing_months"] == ["2026-11"], "reported, not auto-closed")
+        #expect(try later.call("month.progress", ["month": "2026-11"])["status"] == "executing")
+    }
+
     @Test func undoWindowsExpire() throws {
         let daemon = try DaemonProcess(at: "2026-11-10 12:00:00", environment: ["SAVINGSD_UNDO_WINDOW": "2"])
         _ = try daemon.call("goal.create", ["name": "Trip", "currency": "EUR", "target_amount": "1000", "deadline": "2027-06-30"])
