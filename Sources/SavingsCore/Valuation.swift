@@ -8,13 +8,23 @@ public struct Portfolio: Sendable {
     public var balances: [UUID: Decimal]
     public var allocations: [Allocation]
     public var rates: RateTable
+    /// Rates with an `as_of` before this are stale: still used, but reported.
+    public var staleBefore: Date?
 
-    public init(goals: [Goal], assets: [Asset], balances: [UUID: Decimal], allocations: [Allocation], rates: RateTable) {
+    public init(goals: [Goal], assets: [Asset], balances: [UUID: Decimal], allocations: [Allocation], rates: RateTable,
+                staleBefore: Date? = nil) {
         self.goals = goals
         self.assets = assets
         self.balances = balances
         self.allocations = allocations
         self.rates = rates
+        self.staleBefore = staleBefore
+    }
+
+    /// Whether a conversion used a rate older than `staleBefore`.
+    public func isStale(_ conversion: Conversion?) -> Bool {
+        guard let staleBefore, let asOf = conversion?.asOf else { return false }
+        return asOf < staleBefore
     }
 }
 
@@ -39,6 +49,8 @@ public struct GoalFigures: Sendable, Equatable {
     public var funding: [AssetFunding]
     /// Pairs ("BTC/EUR") that could not be converted; the total leaves those assets out.
     public var missingRates: [String]
+    /// Pairs used with a rate older than `stale_after`.
+    public var staleRates: [String] = []
 
     public var incomplete: Bool { !missingRates.isEmpty }
 }
@@ -77,6 +89,7 @@ public struct DashboardFigures: Sendable, Equatable {
     public var goalsTotal: Decimal
     public var unallocatedValue: Decimal
     public var missingRates: [String]
+    public var staleRates: [String]
     public var oldestRate: Date?
     public var newestRate: Date?
     public var rateCount: Int
@@ -109,11 +122,12 @@ public struct Valuation: Sendable {
 
     public func figures(for goal: Goal) -> GoalFigures {
         var funding: [AssetFunding] = []
-        var missing = Set<String>()
+        var missing = Set<String>(), stale = Set<String>()
         var total = Decimal(0)
         for asset in portfolio.assets {
             guard let funded = splits[asset.id]?.funded[goal.id] else { continue }
             let conversion = portfolio.rates.conversion(from: asset.currency, to: goal.currency)
+            if funded != 0, portfolio.isStale(conversion) { stale.insert(RateTable.missingPair(asset.currency, goal.currency)) }
             let value = conversion.map { funded * $0.rate }
             if let value {
                 total += value
@@ -125,8 +139,8 @@ public struct Valuation: Sendable {
         var ratio = goal.targetAmount > 0 ? min(total / goal.targetAmount, 1) : 1
         var progress = Decimal()
         NSDecimalRound(&progress, &ratio, 4, .down)
-        return GoalFigures(goal: goal, currentTotal: total, progress: progress,
-                           remaining: max(0, goal.targetAmount - total), funding: funding, missingRates: missing.sorted())
+        return GoalFigures(goal: goal, currentTotal: total, progress: progress, remaining: max(0, goal.targetAmount - total),
+                           funding: funding, missingRates: missing.sorted(), staleRates: stale.sorted())
     }
 
     public func asset(_ id: UUID, valueCurrency: CurrencyCode) -> AssetFigures? {
@@ -145,12 +159,16 @@ public struct Valuation: Sendable {
     }
 
     public func dashboard(currency: CurrencyCode) -> DashboardFigures {
-        var missing = Set<String>()
+        var missing = Set<String>(), stale = Set<String>()
         var goalsTotal = Decimal(0)
         let goals = portfolio.goals.filter { !$0.archived }.map(figures)
         for figures in goals {
             missing.formUnion(figures.missingRates)
+            stale.formUnion(figures.staleRates)
             if let conversion = portfolio.rates.conversion(from: figures.goal.currency, to: currency) {
+                if figures.currentTotal != 0, portfolio.isStale(conversion) {
+                    stale.insert(RateTable.missingPair(figures.goal.currency, currency))
+                }
                 goalsTotal += figures.currentTotal * conversion.rate
             } else if figures.currentTotal > 0 {
                 missing.insert(RateTable.missingPair(figures.goal.currency, currency))
@@ -161,6 +179,7 @@ public struct Valuation: Sendable {
             let unallocated = splits[asset.id]?.unallocated ?? 0
             guard unallocated > 0 else { continue }
             if let conversion = portfolio.rates.conversion(from: asset.currency, to: currency) {
+                if portfolio.isStale(conversion) { stale.insert(RateTable.missingPair(asset.currency, currency)) }
                 unallocatedValue += unallocated * conversion.rate
             } else {
                 missing.insert(RateTable.missingPair(asset.currency, currency))
@@ -168,7 +187,7 @@ public struct Valuation: Sendable {
         }
         let dates = portfolio.rates.rates.map(\.asOf)
         return DashboardFigures(currency: currency, goals: goals, goalsTotal: goalsTotal, unallocatedValue: unallocatedValue,
-                                missingRates: missing.sorted(), oldestRate: dates.min(), newestRate: dates.max(),
+                                missingRates: missing.sorted(), staleRates: stale.sorted(), oldestRate: dates.min(), newestRate: dates.max(),
                                 rateCount: dates.count)
     }
 }

@@ -82,6 +82,30 @@ public enum ConfigLoader {
         Setting(key: "rates.pivot", environment: "SAVINGSD_RATES_PIVOT", flag: nil,
                 apply: { config, value throws(ConfigError) in config.ratesPivot = try currency(value) },
                 render: { quoted($0.ratesPivot.code) }),
+        Setting(key: "rates.provider", environment: "SAVINGSD_RATES_PROVIDER", flag: nil,
+                apply: { config, value throws(ConfigError) in
+                    let name = try string(value)
+                    guard ["manual", "file"].contains(name) else {
+                        throw ConfigError(message: "'\(name)' is not a rates provider this build has (manual, file)")
+                    }
+                    config.ratesProvider = name
+                },
+                render: { quoted($0.ratesProvider) }),
+        Setting(key: "rates.file", environment: "SAVINGSD_RATES_FILE", flag: nil,
+                apply: { config, value throws(ConfigError) in config.ratesFile = try absolutePath(value) },
+                render: { $0.ratesFile.map(quoted) ?? "\"\"" }),
+        Setting(key: "rates.refresh_interval", environment: "SAVINGSD_RATES_REFRESH_INTERVAL", flag: nil,
+                apply: { config, value throws(ConfigError) in config.refreshInterval = try integer(value, in: 1...86_400) },
+                render: { String($0.refreshInterval) }),
+        Setting(key: "rates.retry_min", environment: "SAVINGSD_RATES_RETRY_MIN", flag: nil,
+                apply: { config, value throws(ConfigError) in config.retryMin = try integer(value, in: 1...86_400) },
+                render: { String($0.retryMin) }),
+        Setting(key: "rates.retry_max", environment: "SAVINGSD_RATES_RETRY_MAX", flag: nil,
+                apply: { config, value throws(ConfigError) in config.retryMax = try integer(value, in: 1...604_800) },
+                render: { String($0.retryMax) }),
+        Setting(key: "rates.stale_after", environment: "SAVINGSD_RATES_STALE_AFTER", flag: nil,
+                apply: { config, value throws(ConfigError) in config.staleAfter = try integer(value, in: 1...(366 * 86_400)) },
+                render: { String($0.staleAfter) }),
         Setting(key: "planning.undo_window", environment: "SAVINGSD_UNDO_WINDOW", flag: nil,
                 apply: { config, value throws(ConfigError) in config.undoWindow = try integer(value, in: 0...(366 * 86_400)) },
                 render: { String($0.undoWindow) }),
@@ -159,6 +183,9 @@ public enum ConfigLoader {
                 }
                 config.sources[setting.key] = "command line"
             }
+        }
+        if config.ratesProvider == "file", config.ratesFile == nil {
+            throw ConfigError(message: "rates.provider = \"file\" needs rates.file (the JSON file to read)")
         }
         return config
     }

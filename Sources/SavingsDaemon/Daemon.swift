@@ -62,8 +62,9 @@ public enum Daemon {
         let context = DaemonContext(database: database, clock: clock, liveConfig: liveConfig, events: events)
         let goals = GoalWatcher(context: context, logger: logger)
         await goals.check()
+        let refresher = RateRefresher(context: context, logger: logger)
         let server = RPCServer(
-            listener: listener, dispatcher: MethodCatalog.dispatcher(context: context, goals: goals, logger: logger),
+            listener: listener, dispatcher: MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, logger: logger),
             liveConfig: liveConfig, notifier: notifier, events: events, logger: logger,
             onListening: {
                 let status = (try? await HeartbeatService.statusLine(database)) ?? "serving"
@@ -89,6 +90,7 @@ public enum Daemon {
                 .init(service: reload, serviceName: "reload"),
                 .init(service: hook, serviceName: "event-hook"),
                 .init(service: scheduler, serviceName: "month-scheduler"),
+                .init(service: RatesService(refresher: refresher), serviceName: "rates"),
                 .init(service: server, serviceName: "rpc-server"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

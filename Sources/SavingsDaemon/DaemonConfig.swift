@@ -20,6 +20,14 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Day of the month from which unfulfilled plans produce `reminder.due`.
     public var reminderDay: Int = 25
     public var stalePageSize: Int = 5
+    /// Where rates come from: "manual" (rates.set only) or "file" (a JSON file re-read on refresh).
+    public var ratesProvider = "manual"
+    public var ratesFile: String?
+    public var refreshInterval: Int = 300
+    public var retryMin: Int = 30
+    public var retryMax: Int = 3600
+    /// Rates older than this are still used but flagged stale.
+    public var staleAfter: Int = 86_400
     /// The command run for every event (argv), if any.
     public var onEvent: [String]?
 
@@ -46,6 +54,12 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.reminderDay = new.reminderDay
         merged.stalePageSize = new.stalePageSize
         merged.onEvent = new.onEvent
+        merged.ratesProvider = new.ratesProvider
+        merged.ratesFile = new.ratesFile
+        merged.refreshInterval = new.refreshInterval
+        merged.retryMin = new.retryMin
+        merged.retryMax = new.retryMax
+        merged.staleAfter = new.staleAfter
         merged.sources = new.sources
         return merged
     }

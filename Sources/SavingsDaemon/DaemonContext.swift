@@ -30,8 +30,13 @@ public struct DaemonContext: Sendable {
 
     /// The one valuation behind every figure, from a fresh snapshot.
     public func valuation() async throws -> Valuation {
-        Valuation(try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot))
+        var portfolio = try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
+        portfolio.staleBefore = staleBefore
+        return Valuation(portfolio)
     }
+
+    /// Rates with an `as_of` before this are reported as stale.
+    public var staleBefore: Date { clock.now().addingTimeInterval(-TimeInterval(liveConfig.current.staleAfter)) }
 
     /// An effective date parameter: now when absent; never more than a minute in the future.
     public func effectiveDate(_ text: String?, field: String = "date") throws -> Date {

@@ -3,14 +3,14 @@ import SavingsRPC
 
 /// Every method savingsd serves, registered in one place.
 public enum MethodCatalog {
-    public static func registry(context: DaemonContext) -> MethodRegistry {
+    static func registry(context: DaemonContext, refresher: RateRefresher) -> MethodRegistry {
         var registry = MethodRegistry()
         DaemonMethods.register(into: &registry, context: context)
         GoalMethods.register(into: &registry, context: context)
         ContributionMethods.register(into: &registry, context: context)
         AssetMethods.register(into: &registry, context: context)
         LedgerMethods.register(into: &registry, context: context)
-        RateMethods.register(into: &registry, context: context)
+        RateMethods.register(into: &registry, context: context, refresher: refresher)
         PlanMethods.register(into: &registry, context: context)
         ExecutionMethods.register(into: &registry, context: context)
         EventMethods.register(into: &registry, context: context)
@@ -19,8 +19,8 @@ public enum MethodCatalog {
     }
 
     /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
-    static func dispatcher(context: DaemonContext, goals: GoalWatcher, logger: Logger) -> RPCDispatcher {
-        RPCDispatcher(registry: registry(context: context), onInternalError: { method, error in
+    static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, logger: Logger) -> RPCDispatcher {
+        RPCDispatcher(registry: registry(context: context, refresher: refresher), onInternalError: { method, error in
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
         }, onWrite: { method in
             context.events.publish("data.changed", ["method": .string(method)])

@@ -4,8 +4,39 @@ import SavingsRPC
 
 /// `rates.*` and `dashboard.get`: conversions and the overview in one currency.
 enum RateMethods {
-    static func register(into registry: inout MethodRegistry, context: DaemonContext) {
+    static func register(into registry: inout MethodRegistry, context: DaemonContext, refresher: RateRefresher) {
         let database = context.database
+
+        registry.register(MethodSpec(
+            "rates.refresh", summary: "Refresh rates from the configured provider now.",
+            params: [.optional("wait", .boolean, "wait for the outcome (default true)")],
+            result: ResultSpec("refresh", "{\"status\": updated|failed|manual|started, ...}", schema: ["type": "object"]),
+            writes: true)) { params, _ in
+            guard params.bool("wait") ?? true else {
+                Task { _ = await refresher.refresh() }
+                return ["status": "started"]
+            }
+            switch await refresher.refresh() {
+            case .updated(let count, let provider): return ["status": "updated", "provider": .string(provider), "count": .int(count)]
+            case .failed(let provider, let reason): return ["status": "failed", "provider": .string(provider), "error": .string(reason)]
+            case .manual: return ["status": "manual", "message": "rates.provider is manual: set rates with rates.set"]
+            }
+        }
+
+        registry.register(MethodSpec(
+            "rates.history", summary: "Recorded rates of one pair over time, oldest first.",
+            params: [.required("base", .string, "base currency"), .required("quote", .string, "quote currency"),
+                     .optional("from", .string, "from this date or timestamp"), .optional("to", .string, "up to this date or timestamp"),
+                     .optional("limit", .integer(min: 1, max: 10_000), "most entries (default 1000)")],
+            result: ResultSpec("history", "{\"rates\": [rate]}", schema: ["type": "object"]), writes: false)) { params, _ in
+            let now = context.clock.now()
+            let rates = try await database.rateHistory(
+                base: try CurrencyCode(try params.requiredString("base"), field: "base"),
+                quote: try CurrencyCode(try params.requiredString("quote"), field: "quote"),
+                from: try context.bound(params.string("from"), field: "from"),
+                to: try context.bound(params.string("to"), field: "to", endOfDay: true), limit: params.int("limit") ?? 1000)
+            return ["rates": .array(rates.map { Wire.rate($0, now: now, staleBefore: context.staleBefore) })]
+        }
 
         registry.register(MethodSpec(
             "rates.set", summary: "Record an exchange rate by hand: 1 base = rate quote.",
@@ -23,7 +54,7 @@ enum RateMethods {
             let rate = ExchangeRate(base: base, quote: quote, rate: try ExchangeRate.validRate(try params.requiredDecimalText("rate")),
                                     asOf: try context.effectiveDate(params.string("as_of"), field: "as_of"),
                                     provider: "manual", fetchedAt: now)
-            return Wire.rate(try await database.recordRate(rate), now: now)
+            return Wire.rate(try await database.recordRate(rate), now: now, staleBefore: context.staleBefore)
         }
 
         registry.register(MethodSpec(
@@ -45,8 +76,9 @@ enum RateMethods {
             } else {
                 rates = try await context.valuation().portfolio.rates.rates
             }
-            return ["rates": .array(rates.map { Wire.rate($0, now: now) }),
-                    "pivot": .string(context.liveConfig.current.ratesPivot.code)]
+            return ["rates": .array(rates.map { Wire.rate($0, now: now, staleBefore: context.staleBefore) }),
+                    "pivot": .string(context.liveConfig.current.ratesPivot.code),
+                    "provider": .string(context.liveConfig.current.ratesProvider)]
         }
 
         registry.register(MethodSpec(
@@ -74,6 +106,7 @@ enum RateMethods {
                 "as_of": conversion.asOf.map(Wire.timestamp) ?? .null,
                 "age_seconds": Wire.age(conversion.asOf, now: context.clock.now()),
                 "path": .array(conversion.path.map(JSONValue.string)),
+                "stale": .bool(conversion.asOf.map { $0 < context.staleBefore } ?? false),
             ]
         }
 

@@ -18,6 +18,8 @@ extension Wire {
         object["remaining"] = money(figures.remaining, currency)
         object["incomplete"] = .bool(figures.incomplete)
         object["missing_rates"] = .array(figures.missingRates.map(JSONValue.string))
+        object["stale"] = .bool(!figures.staleRates.isEmpty)
+        object["stale_rates"] = .array(figures.staleRates.map(JSONValue.string))
         object["funding"] = .array(figures.funding.map { funding in
             [
                 "asset_id": id(funding.asset.id),
@@ -26,6 +28,7 @@ extension Wire {
                 "funded": .string(funding.asset.format(funding.funded)),
                 "rate": funding.conversion.map { .string(Amount.plainText($0.rate)) } ?? .null,
                 "rate_as_of": funding.conversion?.asOf.map(timestamp) ?? .null,
+                "rate_path": .array((funding.conversion?.path ?? []).map(JSONValue.string)),
                 "value": funding.value.map { money($0, currency) } ?? .null,
             ]
         })
@@ -82,8 +85,9 @@ extension Wire {
         ]
     }
 
-    public static func rate(_ rate: ExchangeRate, now: Date) -> JSONValue {
+    public static func rate(_ rate: ExchangeRate, now: Date, staleBefore: Date? = nil) -> JSONValue {
         [
+            "stale": .bool(staleBefore.map { rate.asOf < $0 } ?? false),
             "base": .string(rate.base.code),
             "quote": .string(rate.quote.code),
             "rate": .string(Amount.plainText(rate.rate)),
@@ -110,6 +114,8 @@ extension Wire {
             ],
             "incomplete": .bool(!figures.missingRates.isEmpty),
             "missing_rates": .array(figures.missingRates.map(JSONValue.string)),
+            "stale": .bool(!figures.staleRates.isEmpty),
+            "stale_rates": .array(figures.staleRates.map(JSONValue.string)),
         ]
     }
 

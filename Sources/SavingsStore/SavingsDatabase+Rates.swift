@@ -12,12 +12,25 @@ extension SavingsDatabase {
         }
     }
 
+    /// Records a refresh's rates all together, or none of them.
+    public func recordRates(_ rates: [ExchangeRate]) async throws {
+        try await write { db in
+            for rate in rates {
+                var record = RateRecord(rate)
+                try record.insert(db)
+            }
+        }
+    }
+
     /// Every recorded rate, oldest first, optionally of one pair.
-    public func rateHistory(base: CurrencyCode?, quote: CurrencyCode?, limit: Int) async throws -> [ExchangeRate] {
+    public func rateHistory(base: CurrencyCode?, quote: CurrencyCode?, from: Date? = nil, to: Date? = nil,
+                            limit: Int) async throws -> [ExchangeRate] {
         try await read { db in
             var request = RateRecord.all()
             if let base { request = request.filter(Column("base") == base.code) }
             if let quote { request = request.filter(Column("quote") == quote.code) }
+            if let from { request = request.filter(Column("as_of") >= Timestamp.format(from)) }
+            if let to { request = request.filter(Column("as_of") <= Timestamp.format(to)) }
             return try request.order(Column("as_of").desc, Column("id").desc).limit(limit).fetchAll(db)
                 .reversed().map { try $0.exchangeRate() }
         }
