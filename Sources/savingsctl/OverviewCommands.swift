@@ -67,10 +67,10 @@ struct RatesCommand: ParsableCommand {
             session.output(try session.call("rates.list", history ? ["history": true] : [:])) { result in
                 let rates = result["rates"]?.arrayValue ?? []
                 guard !rates.isEmpty else { return "no rates (set one with: savingsctl rates set BTC EUR 50000)" }
-                var table = Table(headers: ["PAIR", "RATE", "AS OF", "AGE", "PROVIDER"])
+                var table = Table(headers: ["PAIR", "RATE", "AS OF", "AGE", "PROVIDER", ""])
                 table.rows = rates.map {
                     ["\(Render.text($0["base"]))/\(Render.text($0["quote"]))", Render.text($0["rate"]), Render.text($0["as_of"]),
-                     Render.text($0["age_seconds"]) + " s", Render.text($0["provider"])]
+                     Render.text($0["age_seconds"]) + " s", Render.text($0["provider"]), $0["stale"] == true ? "STALE" : ""]
                 }
                 return table.rendered
             }

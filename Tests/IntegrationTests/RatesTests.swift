@@ -70,6 +70,7 @@ import Testing
         #expect(try daemon.call("rates.convert", ["amount": "1", "from": "BTC", "to": "EUR"])["stale"] == true)
         let rates = try daemon.call("rates.list")["rates"]?.arrayValue ?? []
         #expect(rates.contains { $0["stale"] == true && $0["as_of"] == "2026-01-01T00:00:00.000Z" })
+        #expect(try ok(["--socket", daemon.socketPath], ["rates", "list"]).contains("STALE"))
     }
 
     @Test func manualProviderAndConfigurationErrors() throws {
