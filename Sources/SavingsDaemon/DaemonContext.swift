@@ -26,7 +26,7 @@ public struct DaemonContext: Sendable {
 
     public var timeZone: TimeZone { liveConfig.current.timeZone }
 
-    var planner: Planner { Planner(context: self, events: events) }
+    var planner: Planner { Planner(context: self) }
 
     /// The one valuation behind every figure, from a fresh snapshot.
     public func valuation() async throws -> Valuation {

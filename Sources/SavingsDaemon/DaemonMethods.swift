@@ -21,7 +21,7 @@ enum DaemonMethods {
             let config = context.liveConfig.current
             let uptime = ContinuousClock.now - context.startedAt
             let counts = try await context.database.counts()
-            let oldestRate = try await context.valuation().portfolio.rates.rates.map(\.asOf).min()
+            let oldestRate = try await context.database.oldestCurrentRate()
             return [
                 "version": .string(SavingsDaemonInfo.version),
                 "pid": .int(Int(context.pid)),

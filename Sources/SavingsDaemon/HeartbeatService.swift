@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SavingsCore
 import SavingsStore
 import ServiceLifecycle
 
@@ -55,9 +54,7 @@ struct HeartbeatService: Service {
     static func statusLine(_ database: SavingsDatabase, now: Date = Date()) async throws -> String {
         let goals = try await database.counts()["goals"] ?? 0
         var line = "serving \(goals) goal\(goals == 1 ? "" : "s")"
-        let history = try await database.rateHistory(base: nil, quote: nil, limit: 100_000)
-        // The age of the stalest pair in use: the oldest among each pair's newest rate.
-        if let oldest = RateTable(rates: history, pivot: try CurrencyCode("USD")).rates.map(\.asOf).min() {
+        if let oldest = try await database.oldestCurrentRate() {
             line += ", rates \(max(0, Int(now.timeIntervalSince(oldest)) / 60)) min old"
         }
         return line

@@ -6,12 +6,6 @@ import SavingsStore
 /// existing plans are never recalculated; missing ones get today's requirement.
 struct Planner: Sendable {
     let context: DaemonContext
-    let events: EventBus
-
-    init(context: DaemonContext, events: EventBus) {
-        self.context = context
-        self.events = events
-    }
 
     var currentMonth: MonthLabel { MonthLabel(context.clock.now(), in: context.timeZone) }
 
@@ -28,7 +22,7 @@ struct Planner: Sendable {
         }
         let result = try await database.createPlans(month: month, requirements: requirements, now: context.clock.now())
         if !result.created.isEmpty {
-            events.publish("plans.created", ["month": .string(month.description),
+            context.events.publish("plans.created", ["month": .string(month.description),
                                               "plan_ids": .array(result.created.map { .string($0.uuidString.lowercased()) })])
         }
         return result.plans

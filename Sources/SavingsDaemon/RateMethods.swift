@@ -93,7 +93,8 @@ enum RateMethods {
             let amount = try Amount.parse(try params.requiredDecimalText("amount"))
             let from = try CurrencyCode(try params.requiredString("from"), field: "from")
             let to = try CurrencyCode(try params.requiredString("to"), field: "to")
-            let rates = try await context.valuation().portfolio.rates
+            let portfolio = try await context.valuation().portfolio
+            let rates = portfolio.rates
             guard let conversion = rates.conversion(from: from, to: to) else {
                 let pair = RateTable.missingPair(from, to)
                 throw DomainError(.rateUnavailable, "no rate for \(pair), directly, inverted or through \(rates.pivot)",
@@ -106,7 +107,7 @@ enum RateMethods {
                 "as_of": conversion.asOf.map(Wire.timestamp) ?? .null,
                 "age_seconds": Wire.age(conversion.asOf, now: context.clock.now()),
                 "path": .array(conversion.path.map(JSONValue.string)),
-                "stale": .bool(conversion.asOf.map { $0 < context.staleBefore } ?? false),
+                "stale": .bool(portfolio.isStale(conversion)),
             ]
         }
 

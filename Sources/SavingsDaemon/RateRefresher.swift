@@ -65,7 +65,6 @@ actor RateRefresher {
     let context: DaemonContext
     let logger: Logger
     private(set) var consecutiveFailures = 0
-    private(set) var lastOutcome: Outcome?
 
     init(context: DaemonContext, logger: Logger) {
         self.context = context
@@ -97,7 +96,6 @@ actor RateRefresher {
             context.events.publish("rates.failed", ["provider": .string(provider.name), "error": .string("\(error)"),
                                                     "retry_in_seconds": .int(Int(nextDelay()))])
         }
-        lastOutcome = outcome
         return outcome
     }
 

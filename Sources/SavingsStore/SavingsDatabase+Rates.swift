@@ -22,6 +22,14 @@ extension SavingsDatabase {
         }
     }
 
+    /// The `as_of` of the stalest pair in use: the oldest among each pair's newest rate.
+    public func oldestCurrentRate() async throws -> Date? {
+        try await read { db in
+            try String.fetchOne(db, sql: "SELECT MIN(latest) FROM (SELECT MAX(as_of) AS latest FROM rate GROUP BY base, quote)")
+                .map { try Timestamp.parse($0, field: "as_of") }
+        }
+    }
+
     /// Every recorded rate, oldest first, optionally of one pair.
     public func rateHistory(base: CurrencyCode?, quote: CurrencyCode?, from: Date? = nil, to: Date? = nil,
                             limit: Int) async throws -> [ExchangeRate] {
