@@ -85,12 +85,30 @@ public enum ConfigLoader {
         Setting(key: "rates.provider", environment: "SAVINGSD_RATES_PROVIDER", flag: nil,
                 apply: { config, value throws(ConfigError) in
                     let name = try string(value)
-                    guard ["manual", "file"].contains(name) else {
-                        throw ConfigError(message: "'\(name)' is not a rates provider this build has (manual, file)")
+                    guard ["manual", "file", "coingecko"].contains(name) else {
+                        throw ConfigError(message: "'\(name)' is not a rates provider this build has (manual, file, coingecko)")
                     }
                     config.ratesProvider = name
                 },
                 render: { quoted($0.ratesProvider) }),
+        Setting(key: "rates.fiat_provider", environment: "SAVINGSD_RATES_FIAT_PROVIDER", flag: nil,
+                apply: { config, value throws(ConfigError) in
+                    let name = try string(value)
+                    guard ["none", "frankfurter"].contains(name) else {
+                        throw ConfigError(message: "'\(name)' is not a fiat rates provider this build has (none, frankfurter)")
+                    }
+                    config.fiatProvider = name
+                },
+                render: { quoted($0.fiatProvider) }),
+        Setting(key: "rates.base_url", environment: "SAVINGSD_RATES_BASE_URL", flag: nil,
+                apply: { config, value throws(ConfigError) in config.ratesBaseURL = try httpURL(value) },
+                render: { quoted($0.ratesBaseURL) }),
+        Setting(key: "rates.fiat_base_url", environment: "SAVINGSD_RATES_FIAT_BASE_URL", flag: nil,
+                apply: { config, value throws(ConfigError) in config.fiatBaseURL = try httpURL(value) },
+                render: { quoted($0.fiatBaseURL) }),
+        Setting(key: "rates.api_key_file", environment: "SAVINGSD_RATES_API_KEY_FILE", flag: nil,
+                apply: { config, value throws(ConfigError) in config.apiKeyFile = try absolutePath(value) },
+                render: { $0.apiKeyFile.map(quoted) ?? "\"\"" }),
         Setting(key: "rates.file", environment: "SAVINGSD_RATES_FILE", flag: nil,
                 apply: { config, value throws(ConfigError) in config.ratesFile = try absolutePath(value) },
                 render: { $0.ratesFile.map(quoted) ?? "\"\"" }),
@@ -155,6 +173,15 @@ public enum ConfigLoader {
                 throw ConfigError(message: "\(filePath):\(error.line): \(error.reason)")
             }
             for entry in entries {
+                if entry.key.hasPrefix(coinGeckoIDsPrefix) {
+                    do {
+                        try coinGeckoID(entry, into: &config)
+                    } catch {
+                        throw ConfigError(message: "\(filePath):\(entry.line): \(entry.key): \(error.message)")
+                    }
+                    config.sources[entry.key] = "\(filePath):\(entry.line)"
+                    continue
+                }
                 guard let setting = settingsByKey[entry.key] else {
                     throw ConfigError(message: "\(filePath):\(entry.line): unknown key '\(entry.key)' (known: \(settings.map(\.key).joined(separator: ", ")))")
                 }
@@ -184,10 +211,41 @@ public enum ConfigLoader {
                 config.sources[setting.key] = "command line"
             }
         }
+        if config.apiKeyFile == nil, let credentials = environment["CREDENTIALS_DIRECTORY"], credentials.hasPrefix("/") {
+            // systemd's LoadCredential=coingecko_api_key:/path puts the key here.
+            let candidate = credentials + "/coingecko_api_key"
+            if FileManager.default.fileExists(atPath: candidate) {
+                config.apiKeyFile = candidate
+                config.sources["rates.api_key_file"] = "environment CREDENTIALS_DIRECTORY"
+            }
+        }
         if config.ratesProvider == "file", config.ratesFile == nil {
             throw ConfigError(message: "rates.provider = \"file\" needs rates.file (the JSON file to read)")
         }
         return config
+    }
+
+    static let coinGeckoIDsPrefix = "rates.coingecko_ids."
+
+    /// `[rates.coingecko_ids]` entries: `SYMBOL = "coin-id"`, adding to the built-in map.
+    private static func coinGeckoID(_ entry: TOMLReader.Entry, into config: inout DaemonConfig) throws(ConfigError) {
+        let symbol = String(entry.key.dropFirst(coinGeckoIDsPrefix.count))
+        guard let code = try? CurrencyCode(symbol) else { throw ConfigError(message: "'\(symbol)' is not a currency symbol") }
+        let id = try string(entry.value)
+        guard !id.isEmpty, id.utf8.count <= 100,
+              id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) else {
+            throw ConfigError(message: "'\(id)' is not a CoinGecko coin id (lower-case letters, digits and dashes)")
+        }
+        config.coinGeckoIDs[code.code] = id
+    }
+
+    private static func httpURL(_ value: TOMLReader.Value) throws(ConfigError) -> String {
+        var text = try string(value)
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.query == nil else {
+            throw ConfigError(message: "'\(text)' is not an http(s) URL without a query")
+        }
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
     }
 
     // MARK: - Value checks

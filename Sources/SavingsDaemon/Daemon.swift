@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOPosix
 import SavingsCore
 import SavingsRPC
 import SavingsStore
@@ -62,7 +64,10 @@ public enum Daemon {
         let context = DaemonContext(database: database, clock: clock, liveConfig: liveConfig, events: events)
         let goals = GoalWatcher(context: context, logger: logger)
         await goals.check()
-        let refresher = RateRefresher(context: context, logger: logger)
+        // Rate requests share the daemon's event loops; the client is shut down after the services.
+        let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: RateHTTP.configuration,
+                                    backgroundActivityLogger: logger)
+        let refresher = RateRefresher(context: context, http: RateHTTP(client: httpClient), logger: logger)
         let server = RPCServer(
             listener: listener, dispatcher: MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, logger: logger),
             liveConfig: liveConfig, notifier: notifier, events: events, logger: logger,
@@ -104,6 +109,7 @@ public enum Daemon {
             exitCode = 1
         }
         if case .path(let path) = socket { unlink(path) }
+        try? await httpClient.shutdown()
         do {
             try database.close()
         } catch {

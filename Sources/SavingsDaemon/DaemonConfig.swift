@@ -23,6 +23,14 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Where rates come from: "manual" (rates.set only) or "file" (a JSON file re-read on refresh).
     public var ratesProvider = "manual"
     public var ratesFile: String?
+    /// Where fiat-to-fiat rates come from: "none" or "frankfurter".
+    public var fiatProvider = "none"
+    public var ratesBaseURL = "https://api.coingecko.com/api/v3"
+    public var fiatBaseURL = "https://api.frankfurter.dev/v1"
+    /// A file holding the CoinGecko API key (sent in a header, never logged or returned).
+    public var apiKeyFile: String?
+    /// Crypto symbol → CoinGecko coin id: the built-in map with `[rates.coingecko_ids]` on top.
+    public var coinGeckoIDs = CoinGeckoQuery.defaultIDs
     public var refreshInterval: Int = 300
     public var retryMin: Int = 30
     public var retryMax: Int = 3600
@@ -56,6 +64,11 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.onEvent = new.onEvent
         merged.ratesProvider = new.ratesProvider
         merged.ratesFile = new.ratesFile
+        merged.fiatProvider = new.fiatProvider
+        merged.ratesBaseURL = new.ratesBaseURL
+        merged.fiatBaseURL = new.fiatBaseURL
+        merged.apiKeyFile = new.apiKeyFile
+        merged.coinGeckoIDs = new.coinGeckoIDs
         merged.refreshInterval = new.refreshInterval
         merged.retryMin = new.retryMin
         merged.retryMax = new.retryMax
@@ -78,6 +91,10 @@ public struct DaemonConfig: Sendable, Equatable {
         for setting in ConfigLoader.settings {
             let value = setting.render(self)
             lines.append("\(setting.key) = \(value)  # \(sources[setting.key] ?? "default")")
+        }
+        for (symbol, id) in coinGeckoIDs.sorted(by: { $0.key < $1.key }) where CoinGeckoQuery.defaultIDs[symbol] != id {
+            let key = ConfigLoader.coinGeckoIDsPrefix + symbol
+            lines.append("\(key) = \"\(id)\"  # \(sources[key] ?? "default")")
         }
         return lines.joined(separator: "\n")
     }

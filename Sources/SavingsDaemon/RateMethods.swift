@@ -10,16 +10,25 @@ enum RateMethods {
         registry.register(MethodSpec(
             "rates.refresh", summary: "Refresh rates from the configured provider now.",
             params: [.optional("wait", .boolean, "wait for the outcome (default true)")],
-            result: ResultSpec("refresh", "{\"status\": updated|failed|manual|started, ...}", schema: ["type": "object"]),
+            result: ResultSpec("refresh", "{\"status\": updated|partial|failed|manual|started, \"providers\": [{provider, status, count, error?, retry_in_seconds?}]}",
+                               schema: ["type": "object"]),
             writes: true)) { params, _ in
             guard params.bool("wait") ?? true else {
                 Task { _ = await refresher.refresh() }
                 return ["status": "started"]
             }
             switch await refresher.refresh() {
-            case .updated(let count, let provider): return ["status": "updated", "provider": .string(provider), "count": .int(count)]
-            case .failed(let provider, let reason): return ["status": "failed", "provider": .string(provider), "error": .string(reason)]
-            case .manual: return ["status": "manual", "message": "rates.provider is manual: set rates with rates.set"]
+            case .manual:
+                return ["status": "manual", "providers": [],
+                        "message": "no rates provider is configured (rates.provider = \"manual\"): set rates with rates.set"]
+            case .ran(let outcomes):
+                let failed = outcomes.filter { $0.status == .failed || $0.status == .deferred }
+                let status = failed.isEmpty ? "updated" : failed.count == outcomes.count ? "failed" : "partial"
+                var result: [String: JSONValue] = ["status": .string(status), "providers": .array(outcomes.map(\.json)),
+                                                   "count": .int(outcomes.reduce(0) { $0 + $1.count })]
+                if let error = failed.first?.error { result["error"] = .string(error) }
+                if outcomes.count == 1 { result["provider"] = .string(outcomes[0].provider) }
+                return .object(result)
             }
         }
 

@@ -1,130 +1,202 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import SavingsCore
 import SavingsRPC
 import ServiceLifecycle
 
-/// A source of exchange rates. Providers return every rate of one refresh or throw; a
-/// refresh is stored all together or not at all.
-protocol RateProvider: Sendable {
-    var name: String { get }
-    func fetch(now: Date) async throws -> [ExchangeRate]
-}
-
-/// The `file` provider: `{"rates": [{"base", "quote", "rate", "as_of"}]}`, re-read on each refresh.
-struct FileRateProvider: RateProvider {
-    let path: String
-    let name = "file"
-    static let maxBytes = 4 << 20
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    func fetch(now: Date) async throws -> [ExchangeRate] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw Failure(description: "cannot read the rates file: \(error.localizedDescription)")
-        }
-        guard data.count <= Self.maxBytes else { throw Failure(description: "the rates file is larger than \(Self.maxBytes) bytes") }
-        guard let document = try? JSONParser.parse(Array(data)), let items = document["rates"]?.arrayValue else {
-            throw Failure(description: "the rates file is not a JSON object with a \"rates\" array")
-        }
-        return try items.enumerated().map { index, item in
-            do {
-                guard let base = item["base"]?.stringValue, let quote = item["quote"]?.stringValue else {
-                    throw Failure(description: "base and quote are required")
-                }
-                let rateText: String
-                switch item["rate"] {
-                case .string(let text)?: rateText = text
-                case .number(let literal)?: rateText = literal
-                default: throw Failure(description: "rate must be a decimal string or number")
-                }
-                let asOf = try item["as_of"]?.stringValue.map { try Timestamp.parse($0, field: "as_of") } ?? now
-                return ExchangeRate(base: try CurrencyCode(base, field: "base"), quote: try CurrencyCode(quote, field: "quote"),
-                                    rate: try ExchangeRate.validRate(rateText), asOf: asOf, provider: name, fetchedAt: now)
-            } catch {
-                throw Failure(description: "rates[\(index)]: \(error)")
-            }
-        }
-    }
-}
-
-/// Runs refreshes one at a time and remembers how they went, for the service's backoff,
-/// `rates.refresh` and status reporting.
+/// Runs refreshes one at a time (a refresh asked for while one runs joins it), keeps each
+/// provider's schedule and backoff, and stores each provider's answer all together or not at all.
 actor RateRefresher {
+    struct ProviderOutcome: Sendable, Equatable {
+        enum Status: String, Sendable {
+            /// Rates were fetched and stored.
+            case updated
+            /// The data needs nothing this provider offers; no request was made.
+            case idle
+            case failed
+            /// The provider asked us to wait (HTTP 429 Retry-After); no request was made.
+            case deferred
+        }
+        var provider: String
+        var status: Status
+        var count = 0
+        var error: String?
+        var retryInSeconds: Int?
+
+        var json: JSONValue {
+            var object: [String: JSONValue] = ["provider": .string(provider), "status": .string(status.rawValue), "count": .int(count)]
+            if let error { object["error"] = .string(error) }
+            if let retryInSeconds { object["retry_in_seconds"] = .int(retryInSeconds) }
+            return .object(object)
+        }
+    }
+
     enum Outcome: Sendable, Equatable {
-        case updated(count: Int, provider: String)
-        case failed(provider: String, reason: String)
         case manual
+        case ran([ProviderOutcome])
+    }
+
+    private struct Schedule {
+        var failures = 0
+        var due = NIODeadline.now()
+        /// Set by a 429: not even a refresh asked for by a client goes out before this.
+        var holdUntil: NIODeadline?
     }
 
     let context: DaemonContext
     let logger: Logger
-    private(set) var consecutiveFailures = 0
+    let http: RateHTTP
+    private var schedules: [String: Schedule] = [:]
+    private var inFlight: Task<Outcome, Never>?
+    /// Completed to wake the service early when a refresh moved a provider's schedule.
+    private var wake: EventLoopPromise<Void>?
 
-    init(context: DaemonContext, logger: Logger) {
+    init(context: DaemonContext, http: RateHTTP, logger: Logger) {
         self.context = context
+        self.http = http
         self.logger = logger
     }
 
-    func provider() -> (any RateProvider)? {
+    /// The providers the current configuration names, crypto/file first, then fiat.
+    func providers() -> [any RateProvider] {
         let config = context.liveConfig.current
+        var providers: [any RateProvider] = []
         switch config.ratesProvider {
-        case "file": return config.ratesFile.map { FileRateProvider(path: $0) }
-        default: return nil
+        case "file": if let file = config.ratesFile { providers.append(FileRateProvider(path: file)) }
+        case "coingecko":
+            providers.append(CoinGeckoProvider(http: http, baseURL: config.ratesBaseURL, ids: config.coinGeckoIDs,
+                                               apiKeyFile: config.apiKeyFile))
+        default: break
         }
+        if config.fiatProvider == "frankfurter" {
+            providers.append(FrankfurterProvider(http: http, baseURL: config.fiatBaseURL, display: config.displayCurrency))
+        }
+        return providers
     }
 
-    func refresh() async -> Outcome {
-        guard let provider = provider() else { return .manual }
-        let outcome: Outcome
-        do {
-            let rates = try await provider.fetch(now: context.clock.now())
-            try await context.database.recordRates(rates)
-            consecutiveFailures = 0
-            outcome = .updated(count: rates.count, provider: provider.name)
-            context.events.publish("rates.updated", ["provider": .string(provider.name), "count": .int(rates.count)])
-        } catch {
-            consecutiveFailures += 1
-            outcome = .failed(provider: provider.name, reason: "\(error)")
-            // One line per failed refresh, never one per request.
-            logger.warning("rates refresh failed: \(error)", metadata: ["provider": "\(provider.name)", "failures": "\(consecutiveFailures)"])
-            context.events.publish("rates.failed", ["provider": .string(provider.name), "error": .string("\(error)"),
-                                                    "retry_in_seconds": .int(Int(nextDelay()))])
-        }
+    /// Refreshes now: every provider when a client asks (`onlyDue: false`), only the providers
+    /// whose time has come when the schedule does. A 429's wait is honoured either way.
+    func refresh(onlyDue: Bool = false) async -> Outcome {
+        if let inFlight { return await inFlight.value }
+        let task = Task { await self.perform(onlyDue: onlyDue) }
+        inFlight = task
+        let outcome = await task.value
+        inFlight = nil
         return outcome
     }
 
-    /// Seconds until the next refresh: the interval with up to 10 % jitter after a success,
-    /// exponential backoff from retry_min to retry_max after failures.
-    func nextDelay() -> TimeInterval {
-        let config = context.liveConfig.current
-        guard consecutiveFailures > 0 else {
-            let interval = TimeInterval(config.refreshInterval)
-            return interval + TimeInterval.random(in: 0...(interval / 10))
+    /// How long the service may sleep before some provider is due (at most a minute, so a
+    /// reloaded configuration is picked up).
+    func untilNextDue() -> TimeAmount {
+        let now = NIODeadline.now()
+        let dues = providers().map { schedules[$0.name]?.due ?? now }
+        let next = dues.min() ?? now + .seconds(60)
+        return max(.milliseconds(50), min(.seconds(60), next - now))
+    }
+
+    /// Sleeps until the next provider is due, or until a refresh asked for by a client moves a
+    /// schedule (a 429's Retry-After or a backoff must not wait for the old deadline).
+    func sleepUntilDue() async {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let promise = loop.makePromise(of: Void.self)
+        let timer = loop.scheduleTask(in: untilNextDue()) { promise.succeed() }
+        wake = promise
+        await withTaskCancellationHandler {
+            try? await promise.futureResult.get()
+        } onCancel: {
+            promise.succeed()
         }
-        let exponent = min(consecutiveFailures - 1, 30)
-        return min(TimeInterval(config.retryMax), TimeInterval(config.retryMin) * pow(2, TimeInterval(exponent)))
+        timer.cancel()
+    }
+
+    private func perform(onlyDue: Bool) async -> Outcome {
+        let providers = providers()
+        guard !providers.isEmpty else { return .manual }
+        let config = context.liveConfig.current
+        let start = NIODeadline.now()
+        let chosen = providers.filter { !onlyDue || (schedules[$0.name]?.due ?? start) <= start }
+        guard !chosen.isEmpty else { return .ran([]) }
+        var outcomes: [ProviderOutcome] = []
+        let needs: RateNeeds
+        do {
+            needs = try await context.database.rateNeeds(display: config.displayCurrency, pivot: config.ratesPivot)
+        } catch {
+            logger.error("rates refresh: cannot read which rates are needed: \(error)")
+            return .ran(chosen.map { ProviderOutcome(provider: $0.name, status: .failed, error: "storage_error") })
+        }
+        let now = context.clock.now()
+        // Providers are independent: one slow service does not hold back the other.
+        let results = await withTaskGroup(of: (Int, Result<[ExchangeRate], any Error>?).self) { group in
+            for (index, provider) in chosen.enumerated() {
+                if let hold = schedules[provider.name]?.holdUntil, hold > start { group.addTask { (index, nil) }; continue }
+                group.addTask {
+                    do { return (index, .success(try await provider.fetch(needs: needs, now: now))) } catch { return (index, .failure(error)) }
+                }
+            }
+            var results = [Result<[ExchangeRate], any Error>?](repeating: nil, count: chosen.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        for (provider, result) in zip(chosen, results) {
+            outcomes.append(await settle(provider.name, result, config: config))
+        }
+        wake?.succeed()
+        wake = nil
+        return .ran(outcomes)
+    }
+
+    /// Stores one provider's answer and moves its schedule.
+    private func settle(_ name: String, _ result: Result<[ExchangeRate], any Error>?, config: DaemonConfig) async -> ProviderOutcome {
+        var schedule = schedules[name] ?? Schedule()
+        defer { schedules[name] = schedule }
+        let now = NIODeadline.now()
+        guard let result else {
+            let wait = schedule.holdUntil.map { max(0, ($0 - now).nanoseconds / 1_000_000_000) } ?? 0
+            return ProviderOutcome(provider: name, status: .deferred, error: "the provider asked to wait (HTTP 429)", retryInSeconds: Int(wait))
+        }
+        do {
+            let rates = try result.get()
+            if !rates.isEmpty { try await context.database.recordRates(rates) }
+            schedule.failures = 0
+            schedule.holdUntil = nil
+            let interval = Int64(config.refreshInterval) * 1000
+            schedule.due = now + .milliseconds(interval + Int64.random(in: 0...max(0, interval / 10)))
+            guard !rates.isEmpty else { return ProviderOutcome(provider: name, status: .idle) }
+            logger.debug("rates refreshed", metadata: ["provider": "\(name)", "count": "\(rates.count)"])
+            context.events.publish("rates.updated", ["provider": .string(name), "count": .int(rates.count)])
+            return ProviderOutcome(provider: name, status: .updated, count: rates.count)
+        } catch {
+            schedule.failures += 1
+            let exponent = Double(min(schedule.failures - 1, 30))
+            var delay = min(Double(config.retryMax), Double(config.retryMin) * pow(2, exponent))
+            let reason = (error as? ProviderFailure)?.description ?? "the rates could not be stored"
+            if !(error is ProviderFailure) { logger.error("storing rates failed: \(error)", metadata: ["provider": "\(name)"]) }
+            if let retryAfter = (error as? ProviderFailure)?.retryAfter {
+                delay = min(max(retryAfter, 1), 86_400)
+                schedule.holdUntil = now + .milliseconds(Int64(delay * 1000))
+            }
+            schedule.due = now + .milliseconds(Int64(delay * 1000))
+            // One line per failed refresh, never one per request.
+            logger.warning("rates refresh failed: \(reason)",
+                           metadata: ["provider": "\(name)", "failures": "\(schedule.failures)", "retry_in": "\(Int(delay.rounded(.up)))s"])
+            context.events.publish("rates.failed", ["provider": .string(name), "error": .string(reason),
+                                                    "retry_in_seconds": .int(Int(delay.rounded(.up)))])
+            return ProviderOutcome(provider: name, status: .failed, error: reason, retryInSeconds: Int(delay.rounded(.up)))
+        }
     }
 }
 
-/// Refreshes rates at start and on schedule; requests never wait for it.
+/// Refreshes rates at start and on each provider's schedule; requests never wait for it.
 struct RatesService: Service {
     let refresher: RateRefresher
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                if await refresher.refresh() == .manual {
-                    // Nothing to fetch; look again later in case the configuration changes.
-                    try? await Pause.sleep(for: .seconds(60))
-                    continue
-                }
-                try? await Pause.sleep(for: .milliseconds(Int64(await refresher.nextDelay() * 1000)))
+                _ = await refresher.refresh(onlyDue: true)
+                await refresher.sleepUntilDue()
             }
         }
     }

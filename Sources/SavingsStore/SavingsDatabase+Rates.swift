@@ -22,6 +22,17 @@ extension SavingsDatabase {
         }
     }
 
+    /// The conversions the data needs: asset currencies into the currencies of active goals and
+    /// the display currency, and goal currencies into the display currency.
+    public func rateNeeds(display: CurrencyCode, pivot: CurrencyCode) async throws -> RateNeeds {
+        try await read { db in
+            let assets = try String.fetchAll(db, sql: "SELECT DISTINCT currency FROM asset")
+            let goals = try String.fetchAll(db, sql: "SELECT DISTINCT currency FROM goal WHERE archived = 0")
+            return RateNeeds(assetCurrencies: Set(assets.compactMap { try? CurrencyCode($0) }),
+                             goalCurrencies: Set(goals.compactMap { try? CurrencyCode($0) }), display: display, pivot: pivot)
+        }
+    }
+
     /// The `as_of` of the stalest pair in use: the oldest among each pair's newest rate.
     public func oldestCurrentRate() async throws -> Date? {
         try await read { db in

@@ -70,7 +70,7 @@ struct RatesCommand: ParsableCommand {
                 var table = Table(headers: ["PAIR", "RATE", "AS OF", "AGE", "PROVIDER", ""])
                 table.rows = rates.map {
                     ["\(Render.text($0["base"]))/\(Render.text($0["quote"]))", Render.text($0["rate"]), Render.text($0["as_of"]),
-                     Render.text($0["age_seconds"]) + " s", Render.text($0["provider"]), $0["stale"] == true ? "STALE" : ""]
+                     Render.age($0["age_seconds"]), Render.text($0["provider"]), $0["stale"] == true ? "STALE" : ""]
                 }
                 return table.rendered
             }
@@ -89,7 +89,7 @@ struct RatesCommand: ParsableCommand {
             let result = try session.call("rates.convert", ["amount": .string(amount), "from": .string(from), "to": .string(to)])
             session.output(result) {
                 "\(amount) \(from.uppercased()) = \(Render.text($0["result"])) \(to.uppercased()) "
-                    + "(rate \(Render.text($0["rate"])), \(Render.text($0["age_seconds"])) s old, via \($0["path"]?.arrayValue?.map(Render.text).joined(separator: " ") ?? "-"))"
+                    + "(rate \(Render.text($0["rate"])), \(Render.age($0["age_seconds"])) old, via \($0["path"]?.arrayValue?.map(Render.text).joined(separator: " ") ?? "-"))"
             }
         }
     }
@@ -107,7 +107,7 @@ struct DashboardCommand: ParsableCommand {
             var text = Render.goalSummary(result["goals"]?.arrayValue ?? [])
             text += "\n\nsaved toward goals  \(Render.text(result["totals"]?["goals_total"])) \(currency)"
             text += "\nunallocated         \(Render.text(result["totals"]?["unallocated_value"])) \(currency)"
-            text += "\nrates               \(Render.text(result["rates"]?["count"])), oldest \(Render.text(result["rates"]?["oldest_age_seconds"])) s old"
+            text += "\nrates               \(Render.text(result["rates"]?["count"])), oldest \(Render.age(result["rates"]?["oldest_age_seconds"])) old"
             if result["incomplete"] == true {
                 text += "\nincomplete: no rate for \(result["missing_rates"]?.arrayValue?.map(Render.text).joined(separator: ", ") ?? "")"
             }

@@ -13,6 +13,18 @@ enum Render {
         }
     }
 
+    /// An age in seconds as people say it: "just now", "42 s", "3 min", "5 h", "2 d".
+    static func age(_ seconds: JSONValue?) -> String {
+        guard case .number(let literal)? = seconds, let value = Int(literal) else { return "-" }
+        switch value {
+        case ..<5: return "just now"
+        case ..<60: return "\(value) s"
+        case ..<3600: return "\(value / 60) min"
+        case ..<(2 * 86_400): return "\(value / 3600) h"
+        default: return "\(value / 86_400) d"
+        }
+    }
+
     /// A progress bar for a 0..1 decimal string: `[#######-------]  45.0%`.
     static func bar(_ progress: JSONValue?, width: Int = 20) -> String {
         let fraction = progress?.stringValue.flatMap { try? Amount.parse($0) } ?? 0

@@ -1,0 +1,224 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import SavingsCore
+import SavingsRPC
+
+/// Why a provider's refresh failed; `retryAfter` is the server's own request to wait (HTTP 429).
+struct ProviderFailure: Error, CustomStringConvertible {
+    var description: String
+    var retryAfter: TimeInterval?
+
+    init(_ description: String, retryAfter: TimeInterval? = nil) {
+        self.description = description
+        self.retryAfter = retryAfter
+    }
+}
+
+/// A source of exchange rates. A provider returns every rate of one refresh or throws; a
+/// refresh is stored all together or not at all.
+protocol RateProvider: Sendable {
+    var name: String { get }
+    func fetch(needs: RateNeeds, now: Date) async throws -> [ExchangeRate]
+}
+
+/// The `file` provider: `{"rates": [{"base", "quote", "rate", "as_of"}]}`, re-read on each refresh.
+struct FileRateProvider: RateProvider {
+    let path: String
+    let name = "file"
+    static let maxBytes = 4 << 20
+
+    func fetch(needs: RateNeeds, now: Date) async throws -> [ExchangeRate] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ProviderFailure("cannot read the rates file: \(error.localizedDescription)")
+        }
+        guard data.count <= Self.maxBytes else { throw ProviderFailure("the rates file is larger than \(Self.maxBytes) bytes") }
+        guard let document = try? JSONParser.parse(Array(data)), let items = document["rates"]?.arrayValue else {
+            throw ProviderFailure("the rates file is not a JSON object with a \"rates\" array")
+        }
+        return try items.enumerated().map { index, item in
+            do {
+                guard let base = item["base"]?.stringValue, let quote = item["quote"]?.stringValue else {
+                    throw ProviderFailure("base and quote are required")
+                }
+                let rateText: String
+                switch item["rate"] {
+                case .string(let text)?: rateText = text
+                case .number(let literal)?: rateText = literal
+                default: throw ProviderFailure("rate must be a decimal string or number")
+                }
+                let asOf = try item["as_of"]?.stringValue.map { try Timestamp.parse($0, field: "as_of") } ?? now
+                return ExchangeRate(base: try CurrencyCode(base, field: "base"), quote: try CurrencyCode(quote, field: "quote"),
+                                    rate: try ExchangeRate.validRate(rateText), asOf: asOf, provider: name, fetchedAt: now)
+            } catch {
+                throw ProviderFailure("rates[\(index)]: \(error)")
+            }
+        }
+    }
+}
+
+/// GET requests to rate services: bounded time, bounded answer, statuses turned into failures.
+struct RateHTTP: Sendable {
+    let client: HTTPClient
+    static let maxBody = 1 << 20
+    static let requestTimeout = TimeAmount.seconds(20)
+
+    /// The configuration for the daemon's client: short connect and read timeouts, no redirects
+    /// to other hosts' answers being mistaken for rates.
+    static var configuration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 3, allowCycles: false),
+            timeout: .init(connect: .seconds(5), read: .seconds(15)))
+        configuration.connectionPool = .init(idleTimeout: .seconds(30))
+        return configuration
+    }
+
+    func get(_ url: String, headers: [(String, String)] = []) async throws -> [UInt8] {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "savingsd")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: Self.requestTimeout)
+        } catch {
+            throw ProviderFailure("request failed: \(error)")
+        }
+        switch response.status.code {
+        case 200:
+            do {
+                return Array(try await response.body.collect(upTo: Self.maxBody).readableBytesView)
+            } catch is NIOTooManyBytesError {
+                throw ProviderFailure("the answer is larger than \(Self.maxBody) bytes")
+            } catch {
+                throw ProviderFailure("reading the answer failed: \(error)")
+            }
+        case 429:
+            throw ProviderFailure("rate limited (HTTP 429)", retryAfter: Self.retryAfter(response.headers.first(name: "Retry-After"), now: Date()))
+        default:
+            throw ProviderFailure("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+        }
+    }
+
+    /// `Retry-After` as seconds from now: delta-seconds or an HTTP date; nil when absent or unreadable.
+    static func retryAfter(_ header: String?, now: Date) -> TimeInterval? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        if let seconds = Int(header) { return TimeInterval(max(0, seconds)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: header).map { max(0, $0.timeIntervalSince(now)) }
+    }
+}
+
+/// CoinGecko's simple-price API: one request for every crypto currency the data uses.
+struct CoinGeckoProvider: RateProvider {
+    let http: RateHTTP
+    let baseURL: String
+    let ids: [String: String]
+    let apiKeyFile: String?
+    let name = "coingecko"
+
+    /// Pro keys go to the pro host in their own header; everything else is a demo key.
+    var apiKeyHeader: String { baseURL.contains("pro-api.") ? "x-cg-pro-api-key" : "x-cg-demo-api-key" }
+
+    func fetch(needs: RateNeeds, now: Date) async throws -> [ExchangeRate] {
+        guard let query = needs.coinGeckoQuery(ids: ids), !query.symbolsByID.isEmpty else { return [] }
+        let url = "\(baseURL)/simple/price?ids=\(query.ids.joined(separator: ","))"
+            + "&vs_currencies=\(query.vsCurrencies.map { $0.code.lowercased() }.joined(separator: ","))&include_last_updated_at=true"
+        var headers: [(String, String)] = []
+        if let key = try apiKey() { headers.append((apiKeyHeader, key)) }
+        return try Self.parse(try await http.get(url, headers: headers), query: query, now: now)
+    }
+
+    /// The key from `api_key_file`, read on every refresh so a rotated key is picked up. Its
+    /// content never appears in an error.
+    func apiKey() throws -> String? {
+        guard let apiKeyFile else { return nil }
+        guard let data = FileManager.default.contents(atPath: apiKeyFile), data.count <= 4096,
+              let text = String(data: data, encoding: .utf8) else {
+            throw ProviderFailure("cannot read the API key file")
+        }
+        let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !key.isEmpty, key.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 }) else {
+            throw ProviderFailure("the API key file does not hold a key (one line of printable characters)")
+        }
+        return key
+    }
+
+    /// `{"bitcoin": {"eur": 50000.0, "last_updated_at": 1763600000}, ...}`. Any malformed price
+    /// fails the whole answer; coins or currencies the service left out stay missing.
+    static func parse(_ body: [UInt8], query: CoinGeckoQuery, now: Date) throws -> [ExchangeRate] {
+        guard let document = try? JSONParser.parse(body), case .object(let coins) = document else {
+            throw ProviderFailure("the answer is not a JSON object")
+        }
+        var rates: [ExchangeRate] = []
+        for (id, symbols) in query.symbolsByID.sorted(by: { $0.key < $1.key }) {
+            guard let entry = coins[id] else { continue }
+            guard case .object(let prices) = entry else { throw ProviderFailure("\(id): not an object of prices") }
+            var asOf = now
+            if case .number(let literal)? = prices["last_updated_at"], let seconds = Int(literal), seconds > 0 {
+                asOf = min(now, Date(timeIntervalSince1970: TimeInterval(seconds)))
+            }
+            for quote in query.vsCurrencies {
+                guard let price = prices[quote.code.lowercased()] else { continue }
+                guard case .number(let literal) = price, let rate = try? ExchangeRate.validRate(literal) else {
+                    throw ProviderFailure("\(id).\(quote.code.lowercased()): not a positive number")
+                }
+                for symbol in symbols where symbol != quote {
+                    rates.append(ExchangeRate(base: symbol, quote: quote, rate: rate, asOf: asOf, provider: "coingecko", fetchedAt: now))
+                }
+            }
+        }
+        guard !rates.isEmpty else { throw ProviderFailure("the answer holds none of the requested prices") }
+        return rates
+    }
+}
+
+/// Frankfurter (European Central Bank reference rates): one request from the pivot to every
+/// other fiat currency the data uses.
+struct FrankfurterProvider: RateProvider {
+    let http: RateHTTP
+    let baseURL: String
+    let display: CurrencyCode
+    let name = "frankfurter"
+
+    func fetch(needs: RateNeeds, now: Date) async throws -> [ExchangeRate] {
+        guard let query = needs.frankfurterQuery(display: display) else { return [] }
+        let url = "\(baseURL)/latest?from=\(query.base.code)&to=\(query.targets.map(\.code).joined(separator: ","))"
+        return try Self.parse(try await http.get(url), query: query, now: now)
+    }
+
+    /// `{"amount": 1.0, "base": "EUR", "date": "2026-11-20", "rates": {"USD": 1.08}}`. The rates
+    /// are the ECB's of that working day, fixed at 14:15 CET (13:15 UTC).
+    static func parse(_ body: [UInt8], query: FrankfurterQuery, now: Date) throws -> [ExchangeRate] {
+        guard let document = try? JSONParser.parse(body), case .object(let rates)? = document["rates"] else {
+            throw ProviderFailure("the answer is not an object with \"rates\"")
+        }
+        guard document["base"]?.stringValue == query.base.code else {
+            throw ProviderFailure("the answer is for base \(document["base"]?.stringValue ?? "?"), not \(query.base.code)")
+        }
+        if case .number(let amount)? = document["amount"], (try? Amount.parse(amount)) != 1 {
+            throw ProviderFailure("the answer is for an amount of \(amount), not 1")
+        }
+        guard let dateText = document["date"]?.stringValue, let day = try? CalendarDate(parsing: dateText, field: "date"),
+              let fixing = try? Timestamp.parse("\(day)T13:15:00Z", field: "date") else {
+            throw ProviderFailure("the answer has no valid \"date\"")
+        }
+        let asOf = min(now, fixing)
+        var result: [ExchangeRate] = []
+        for quote in query.targets {
+            guard let value = rates[quote.code] else { continue }
+            guard case .number(let literal) = value, let rate = try? ExchangeRate.validRate(literal) else {
+                throw ProviderFailure("rates.\(quote.code): not a positive number")
+            }
+            result.append(ExchangeRate(base: query.base, quote: quote, rate: rate, asOf: asOf, provider: "frankfurter", fetchedAt: now))
+        }
+        guard !result.isEmpty else { throw ProviderFailure("the answer holds none of the requested rates") }
+        return result
+    }
+}
