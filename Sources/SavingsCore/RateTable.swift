@@ -36,6 +36,8 @@ public struct Conversion: Sendable, Equatable {
     public var asOf: Date?
     /// The pairs used, e.g. ["BTC/USD", "USD/EUR"]; an inverse pair is written "EUR/USD^-1".
     public var path: [String]
+    /// The providers of the rates used, in path order without repeats.
+    public var providers: [String] = []
 }
 
 /// The newest rate of each pair, and conversions through the direct pair, its inverse, or
@@ -61,7 +63,8 @@ public struct RateTable: Sendable {
         guard from != pivot, to != pivot, let first = leg(from, pivot), let second = leg(pivot, to) else { return nil }
         // Multiply the numerators and divide once, so 60000 / 1.2 stays exactly 50000.
         let combined = Leg(multiply: first.multiply * second.multiply, divide: first.divide * second.divide,
-                           asOf: min(first.asOf, second.asOf), path: first.path + second.path)
+                           asOf: min(first.asOf, second.asOf), path: first.path + second.path,
+                           providers: first.providers + second.providers.filter { !first.providers.contains($0) })
         return combined.conversion
     }
 
@@ -71,21 +74,22 @@ public struct RateTable: Sendable {
         var divide: Decimal
         var asOf: Date
         var path: [String]
+        var providers: [String]
 
         var conversion: Conversion {
             var exact = multiply / divide
             var rounded = Decimal()
             NSDecimalRound(&rounded, &exact, Amount.maxFractionDigits, .plain)
-            return Conversion(rate: rounded, asOf: asOf, path: path)
+            return Conversion(rate: rounded, asOf: asOf, path: path, providers: providers)
         }
     }
 
     private func leg(_ from: CurrencyCode, _ to: CurrencyCode) -> Leg? {
         if let direct = latest["\(from)/\(to)"] {
-            return Leg(multiply: direct.rate, divide: 1, asOf: direct.asOf, path: [direct.pair])
+            return Leg(multiply: direct.rate, divide: 1, asOf: direct.asOf, path: [direct.pair], providers: [direct.provider])
         }
         if let inverse = latest["\(to)/\(from)"] {
-            return Leg(multiply: 1, divide: inverse.rate, asOf: inverse.asOf, path: [inverse.pair + "^-1"])
+            return Leg(multiply: 1, divide: inverse.rate, asOf: inverse.asOf, path: [inverse.pair + "^-1"], providers: [inverse.provider])
         }
         return nil
     }

@@ -116,6 +116,7 @@ enum RateMethods {
                 "as_of": conversion.asOf.map(Wire.timestamp) ?? .null,
                 "age_seconds": Wire.age(conversion.asOf, now: context.clock.now()),
                 "path": .array(conversion.path.map(JSONValue.string)),
+                "providers": .array(conversion.providers.map(JSONValue.string)),
                 "stale": .bool(portfolio.isStale(conversion)),
             ]
         }

@@ -29,6 +29,7 @@ extension Wire {
                 "rate": funding.conversion.map { .string(Amount.plainText($0.rate)) } ?? .null,
                 "rate_as_of": funding.conversion?.asOf.map(timestamp) ?? .null,
                 "rate_path": .array((funding.conversion?.path ?? []).map(JSONValue.string)),
+                "rate_providers": .array((funding.conversion?.providers ?? []).map(JSONValue.string)),
                 "value": funding.value.map { money($0, currency) } ?? .null,
             ]
         })

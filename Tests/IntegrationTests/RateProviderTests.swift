@@ -95,6 +95,9 @@ import Testing
         #expect(try daemon.call("goal.get", ["goal": "Trip"])["current_total"] == "800.00")
         let convert = try daemon.call("rates.convert", ["amount": "900", "from": "EUR", "to": "GBP"])
         #expect(convert["path"] == ["USD/EUR^-1", "USD/GBP"])
+        #expect(convert["providers"] == ["frankfurter"])
+        #expect(house["funding"]?.arrayValue?.first { $0["asset_name"] == "Wallet" }?["rate_providers"] == ["coingecko"],
+                "every figure names where its rate came from")
 
         let rates = try daemon.call("rates.list")["rates"]?.arrayValue ?? []
         #expect(Set(rates.compactMap { $0["provider"]?.stringValue }) == ["coingecko", "frankfurter"])
