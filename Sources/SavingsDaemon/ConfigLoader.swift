@@ -142,6 +142,15 @@ public enum ConfigLoader {
         Setting(key: "database.path", environment: "SAVINGSD_DATABASE", flag: ("--database", { $0.database }),
                 apply: { config, value throws(ConfigError) in config.databasePath = try absolutePath(value) },
                 render: { quoted($0.databasePath) }),
+        Setting(key: "database.backup_dir", environment: "SAVINGSD_BACKUP_DIR", flag: nil,
+                apply: { config, value throws(ConfigError) in config.backupDirectory = try absolutePath(value) },
+                render: { quoted($0.backupPolicy.directory) }),
+        Setting(key: "database.keep_backups", environment: "SAVINGSD_KEEP_BACKUPS", flag: nil,
+                apply: { config, value throws(ConfigError) in config.keepBackups = try integer(value, in: 1...1000) },
+                render: { String($0.keepBackups) }),
+        Setting(key: "database.backup_interval", environment: "SAVINGSD_BACKUP_INTERVAL", flag: nil,
+                apply: { config, value throws(ConfigError) in config.backupInterval = try integer(value, in: 0...(366 * 86_400)) },
+                render: { String($0.backupInterval) }),
     ]
 
     /// Loads the configuration. `readFile` returns nil when the file does not exist.

@@ -44,7 +44,7 @@ public enum Daemon {
         let liveConfig = LiveConfig(config)
         do {
             try PrivatePaths.ensureParentDirectory(of: config.databasePath)
-            database = try SavingsDatabase.open(path: config.databasePath)
+            database = try SavingsDatabase.open(path: config.databasePath, backups: config.backupPolicy, now: clock.now())
             if let fd = notifier.activatedSocket() {
                 socket = .activated(fd)
             } else {
@@ -96,6 +96,7 @@ public enum Daemon {
                 .init(service: hook, serviceName: "event-hook"),
                 .init(service: scheduler, serviceName: "month-scheduler"),
                 .init(service: RatesService(refresher: refresher), serviceName: "rates"),
+                .init(service: BackupService(context: context, logger: logger), serviceName: "backups"),
                 .init(service: server, serviceName: "rpc-server"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

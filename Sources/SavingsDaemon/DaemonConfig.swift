@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SavingsCore
+import SavingsStore
 
 /// The effective configuration of one daemon run.
 public struct DaemonConfig: Sendable, Equatable {
@@ -36,6 +37,16 @@ public struct DaemonConfig: Sendable, Equatable {
     public var retryMax: Int = 3600
     /// Rates older than this are still used but flagged stale.
     public var staleAfter: Int = 86_400
+    /// Automatic backups (before migrations, before replacing imports, periodic): where, and
+    /// how many are kept. The default directory is `backups/` beside the database.
+    public var backupDirectory: String?
+    public var keepBackups: Int = 5
+    /// Seconds between periodic backups; 0 turns them off.
+    public var backupInterval: Int = 0
+    public var backupPolicy: BackupPolicy {
+        BackupPolicy(directory: backupDirectory ?? ((databasePath as NSString).deletingLastPathComponent + "/backups"), keep: keepBackups)
+    }
+
     /// The command run for every event (argv), if any.
     public var onEvent: [String]?
 
@@ -73,6 +84,8 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.retryMin = new.retryMin
         merged.retryMax = new.retryMax
         merged.staleAfter = new.staleAfter
+        merged.keepBackups = new.keepBackups
+        merged.backupInterval = new.backupInterval
         merged.sources = new.sources
         return merged
     }
@@ -82,6 +95,7 @@ public struct DaemonConfig: Sendable, Equatable {
         var keys: [String] = []
         if new.socketPath != socketPath { keys.append("rpc.socket") }
         if new.databasePath != databasePath { keys.append("database.path") }
+        if new.backupPolicy.directory != backupPolicy.directory { keys.append("database.backup_dir") }
         return keys
     }
 

@@ -3,7 +3,7 @@ import SavingsRPC
 
 /// Every method savingsd serves, registered in one place.
 public enum MethodCatalog {
-    static func registry(context: DaemonContext, refresher: RateRefresher) -> MethodRegistry {
+    static func registry(context: DaemonContext, refresher: RateRefresher, logger: Logger) -> MethodRegistry {
         var registry = MethodRegistry()
         DaemonMethods.register(into: &registry, context: context)
         GoalMethods.register(into: &registry, context: context)
@@ -14,13 +14,14 @@ public enum MethodCatalog {
         PlanMethods.register(into: &registry, context: context)
         ExecutionMethods.register(into: &registry, context: context)
         EventMethods.register(into: &registry, context: context)
+        DataMethods.register(into: &registry, context: context, logger: logger)
         registry.registerIntrospection(title: SavingsDaemonInfo.name, version: SavingsDaemonInfo.version)
         return registry
     }
 
     /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
     static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, logger: Logger) -> RPCDispatcher {
-        RPCDispatcher(registry: registry(context: context, refresher: refresher), onInternalError: { method, error in
+        RPCDispatcher(registry: registry(context: context, refresher: refresher, logger: logger), onInternalError: { method, error in
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
         }, onWrite: { method in
             context.events.publish("data.changed", ["method": .string(method)])

@@ -10,9 +10,16 @@ public struct SavingsDatabase: Sendable {
     /// Opens (creating if needed) the database file, refusing one written by a newer schema.
     ///
     /// The file is created with mode 0600; WAL, `synchronous=FULL` and foreign keys are on.
-    public static func open(path: String) throws -> SavingsDatabase {
+    /// With a backup policy, a database that is about to be migrated is first copied into the
+    /// backup directory, so an upgrade can always be undone.
+    public static func open(path: String, backups: BackupPolicy? = nil, now: Date = Date()) throws -> SavingsDatabase {
         let existed = try DatabaseFile.preparePrivateFile(at: path)
-        if existed { try refuseNewerSchema(path: path) }
+        if existed {
+            let applied = try refuseNewerSchema(path: path)
+            if let backups, !applied.isEmpty, applied.count < Schema.migrator.migrations.count {
+                try backupBeforeMigration(path: path, applied: applied, policy: backups, now: now)
+            }
+        }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
@@ -52,7 +59,21 @@ public struct SavingsDatabase: Sendable {
 
     /// Reads the applied migrations without writing anything; unknown ones mean a newer build
     /// wrote this file, and we must not touch it.
-    private static func refuseNewerSchema(path: String) throws {
+    private static func backupBeforeMigration(path: String, applied: Set<String>, policy: BackupPolicy, now: Date) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let next = Schema.migrator.migrations.first { !applied.contains($0) } ?? "migration"
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            _ = try automaticBackup(from: queue, reason: "before-\(next)", policy: policy, now: now)
+        } catch {
+            throw StoreError(message: "cannot back up \(path) before migrating it (\(reason(error))); the file was not modified")
+        }
+    }
+
+    @discardableResult
+    private static func refuseNewerSchema(path: String) throws -> Set<String> {
         var configuration = Configuration()
         configuration.readonly = true
         let applied: Set<String>
@@ -75,6 +96,7 @@ public struct SavingsDatabase: Sendable {
                 Upgrade savingsd or point --database at another file. The file was not modified.
                 """)
         }
+        return applied
     }
 
     /// Number of applied schema migrations.

@@ -3,7 +3,7 @@ import SavingsRPC
 
 struct TxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "tx", abstract: "Record and list transactions.", subcommands: [Add.self, List.self, Remove.self])
+        commandName: "tx", abstract: "Record and list transactions.", subcommands: [Add.self, List.self, Remove.self, Import.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Record a deposit (or a withdrawal with a negative amount).")

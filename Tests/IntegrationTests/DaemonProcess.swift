@@ -126,7 +126,8 @@ class DaemonProcess {
 }
 
 /// Runs `savingsctl` to completion.
-func runCtl(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+func runCtl(_ arguments: [String], environment: [String: String] = [:],
+            directory workingDirectory: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = try makeScratchDirectory()
     let out = directory + "/out", err = directory + "/err"
     _ = FileManager.default.createFile(atPath: out, contents: nil)
@@ -134,6 +135,7 @@ func runCtl(_ arguments: [String], environment: [String: String] = [:]) throws -
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Binaries.savingsctl)
     process.arguments = arguments
+    if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
     var env = DaemonProcess.baseEnvironment(directory: directory)
     env.merge(environment) { $1 }
     process.environment = env

@@ -1,0 +1,195 @@
+import Foundation
+
+/// An RFC 4180 CSV tokenizer fed in chunks, so files of any size stream through bounded
+/// memory: quoted fields, doubled quotes, CRLF or LF, newlines inside quotes.
+public struct CSVTokenizer: Sendable {
+    public struct Record: Sendable, Equatable {
+        /// The line the record starts on (1-based).
+        public var line: Int
+        public var fields: [String]
+    }
+
+    /// Longest field accepted; a longer one is reported instead of growing without bound.
+    public static let maxFieldBytes = 64 * 1024
+
+    private var field: [UInt8] = []
+    private var fields: [String] = []
+    private var inQuotes = false
+    private var quoteSeen = false
+    private var line = 1
+    private var recordLine = 1
+    private var fieldStarted = false
+    private var pendingCR = false
+    public private(set) var oversized: Int?
+
+    public init() {}
+
+    /// Feeds bytes; returns the records completed by them.
+    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Record] {
+        var records: [Record] = []
+        for byte in bytes {
+            if pendingCR {
+                pendingCR = false
+                if byte == 0x0A { continue }
+            }
+            if inQuotes {
+                if byte == 0x22 {
+                    inQuotes = false
+                    quoteSeen = true
+                } else {
+                    if byte == 0x0A { line += 1 }
+                    append(byte)
+                }
+                continue
+            }
+            switch byte {
+            case 0x22 where quoteSeen:
+                // A doubled quote inside a quoted field.
+                append(byte)
+                inQuotes = true
+                quoteSeen = false
+            case 0x22 where !fieldStarted:
+                inQuotes = true
+                fieldStarted = true
+            case 0x2C:
+                endField()
+            case 0x0D, 0x0A:
+                pendingCR = byte == 0x0D
+                if let record = endRecord() { records.append(record) }
+                line += 1
+                recordLine = line
+            default:
+                quoteSeen = false
+                fieldStarted = true
+                append(byte)
+            }
+        }
+        return records
+    }
+
+    /// The last record when the input does not end with a newline.
+    public mutating func finish() -> Record? { endRecord() }
+
+    /// Whether the input ended inside a quoted field.
+    public var unterminatedQuote: Bool { inQuotes }
+
+    private mutating func append(_ byte: UInt8) {
+        if field.count >= Self.maxFieldBytes {
+            if oversized == nil { oversized = recordLine }
+            return
+        }
+        field.append(byte)
+    }
+
+    private mutating func endField() {
+        fields.append(String(decoding: field, as: UTF8.self))
+        field.removeAll(keepingCapacity: true)
+        fieldStarted = false
+        quoteSeen = false
+    }
+
+    private mutating func endRecord() -> Record? {
+        if fields.isEmpty && field.isEmpty && !fieldStarted {
+            return nil  // a blank line
+        }
+        endField()
+        defer { fields.removeAll(keepingCapacity: true) }
+        return Record(line: recordLine, fields: fields)
+    }
+}
+
+/// One transaction row of an import file, validated.
+public struct TransactionCSVRow: Sendable, Equatable {
+    public var line: Int
+    public var date: Date
+    public var amount: Decimal
+    public var note: String?
+    public var externalID: String?
+
+    /// The row's idempotency key when the file gives no external_id: a stable hash of what it
+    /// says, so the same row imported again is recognised.
+    public var contentKey: String {
+        let text = "\(Timestamp.format(date))|\(Amount.plainText(amount))|\(note ?? "")"
+        return "csv-" + StableHash.hex128(text)
+    }
+}
+
+/// The header and row rules of `tx.import` CSV files: `date,amount[,note,external_id]`.
+public struct TransactionCSVFormat: Sendable {
+    public let columns: [String: Int]
+    public let timeZone: TimeZone
+    public let now: Date
+    public static let maxExternalIDLength = 200
+
+    /// Reads the header; unknown or missing columns are refused with the line number.
+    public init(header: CSVTokenizer.Record, timeZone: TimeZone, now: Date) throws {
+        var columns: [String: Int] = [:]
+        for (index, raw) in header.fields.enumerated() {
+            var name = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            if index == 0, name.hasPrefix("\u{FEFF}") { name.removeFirst() }
+            guard ["date", "amount", "note", "external_id"].contains(name) else {
+                throw DomainError.invalidField("path", "line \(header.line): unknown column '\(raw)' (expected date,amount[,note,external_id])")
+            }
+            guard columns[name] == nil else { throw DomainError.invalidField("path", "line \(header.line): column '\(name)' appears twice") }
+            columns[name] = index
+        }
+        guard columns["date"] != nil, columns["amount"] != nil else {
+            throw DomainError.invalidField("path", "line \(header.line): the header must name date and amount columns")
+        }
+        self.columns = columns
+        self.timeZone = timeZone
+        self.now = now
+    }
+
+    /// A row, or the reason it is refused (prefixed with nothing: the caller adds the line).
+    public func row(_ record: CSVTokenizer.Record) throws -> TransactionCSVRow {
+        func value(_ name: String) -> String? {
+            columns[name].flatMap { $0 < record.fields.count ? record.fields[$0].trimmingCharacters(in: .whitespaces) : nil }
+        }
+        guard record.fields.count == columns.count else {
+            throw DomainError.invalidField("path", "expected \(columns.count) fields, found \(record.fields.count)")
+        }
+        let dateText = value("date") ?? ""
+        let date: Date
+        if dateText.count == 10, let day = try? CalendarDate(parsing: dateText, field: "date") {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            date = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
+        } else if let instant = try? Timestamp.parse(dateText, field: "date") {
+            date = instant
+        } else {
+            throw DomainError.invalidField("date", "'\(dateText)' is not a date (YYYY-MM-DD or ISO 8601)")
+        }
+        guard date.timeIntervalSince(now) <= 60 else { throw DomainError.invalidField("date", "\(dateText) is in the future") }
+        let amountText = value("amount") ?? ""
+        let amount = try AssetTransaction.validAmount(amountText)
+        let note = value("note").flatMap { $0.isEmpty ? nil : $0 }
+        _ = try GoalRules.validNotes(note)
+        let externalID = value("external_id").flatMap { $0.isEmpty ? nil : $0 }
+        if let externalID, externalID.count > Self.maxExternalIDLength {
+            throw DomainError.invalidField("external_id", "longer than \(Self.maxExternalIDLength) characters")
+        }
+        return TransactionCSVRow(line: record.line, date: Timestamp.truncatedToMilliseconds(date), amount: amount, note: note,
+                                 externalID: externalID)
+    }
+}
+
+/// A stable, platform-independent hash (two FNV-1a 64 lanes) for idempotency keys; not a
+/// security boundary.
+public enum StableHash {
+    public static func hex128(_ text: String) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x8422_2325_cbf2_9ce4
+        for byte in text.utf8 {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            b = (b ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
+        }
+        return String(a, radix: 16).leftPadded(with: "0", to: 16) + String(b, radix: 16).leftPadded(with: "0", to: 16)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(with pad: Character, to length: Int) -> String {
+        count >= length ? self : String(repeating: pad, count: length - count) + self
+    }
+}

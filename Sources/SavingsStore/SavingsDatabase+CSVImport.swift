@@ -1,0 +1,147 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// What a `tx.import` did.
+public struct CSVImportResult: Sendable, Equatable {
+    public struct Problem: Error, Sendable, Equatable {
+        public var line: Int
+        public var reason: String
+    }
+
+    public var inserted = 0
+    /// Rows already present (same external_id, or the same content when none is given).
+    public var alreadyPresent = 0
+    public var autoAllocated = 0
+    /// Rows refused; with `partial` the others were imported, otherwise nothing was.
+    public var problems: [Problem] = []
+    public var problemCount = 0
+    public var rows = 0
+}
+
+/// Streams an import file's rows in bounded memory: one chunk, one record at a time.
+struct CSVFileRows: Sendable {
+    let path: String
+    let format: @Sendable (CSVTokenizer.Record) throws -> TransactionCSVFormat
+    static let chunkSize = 256 * 1024
+
+    /// Calls `body` with each data row (or its problem), in file order.
+    func forEach(_ body: (Result<TransactionCSVRow, CSVImportResult.Problem>) throws -> Void) throws {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw DomainError.invalidField("path", "cannot read \(path)")
+        }
+        defer { try? file.close() }
+        var tokenizer = CSVTokenizer()
+        var rowFormat: TransactionCSVFormat?
+        func take(_ record: CSVTokenizer.Record) throws {
+            guard let rowFormat else {
+                rowFormat = try format(record)
+                return
+            }
+            do {
+                try body(.success(try rowFormat.row(record)))
+            } catch let error as DomainError {
+                try body(.failure(.init(line: record.line, reason: error.message)))
+            }
+        }
+        while true {
+            let chunk: Data
+            do {
+                chunk = try file.read(upToCount: Self.chunkSize) ?? Data()
+            } catch {
+                throw DomainError.invalidField("path", "cannot read \(path)")
+            }
+            if chunk.isEmpty { break }
+            for record in tokenizer.feed(chunk) { try take(record) }
+            if let line = tokenizer.oversized {
+                throw DomainError.invalidField("path", "line \(line): a field is longer than \(CSVTokenizer.maxFieldBytes) bytes")
+            }
+        }
+        if tokenizer.unterminatedQuote { throw DomainError.invalidField("path", "the file ends inside a quoted field") }
+        if let last = tokenizer.finish() { try take(last) }
+        if rowFormat == nil { throw DomainError.invalidField("path", "the file is empty (expected a header: date,amount[,note,external_id])") }
+    }
+}
+
+extension SavingsDatabase {
+    /// Imports a CSV file of transactions into one asset. Rows already present are skipped, so
+    /// importing the same file again inserts nothing. Without `partial`, any bad row refuses
+    /// the whole file (nothing written) and every problem is reported with its line; with it,
+    /// the good rows are imported and the bad ones reported. Deposits auto-allocate as `tx.add`.
+    public func importTransactions(asset reference: String, path: String, partial: Bool, now: Date, timeZone: TimeZone,
+                                   progress: (@Sendable (Int) -> Void)? = nil) async throws -> CSVImportResult {
+        let now = Timestamp.truncatedToMilliseconds(now)
+        let rows = CSVFileRows(path: path) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
+        if !partial {
+            // First pass: validate everything without writing.
+            let checked = try await Task.detached { () throws -> CSVImportResult in
+                var result = CSVImportResult()
+                try rows.forEach { row in
+                    result.rows += 1
+                    if case .failure(let problem) = row { result.record(problem) }
+                }
+                return result
+            }.value
+            if checked.problemCount > 0 { return checked }
+        }
+        return try await write { db in
+            let asset = try Self.resolveAsset(reference, db)
+            let assetID = try StoreKey.uuid(asset.id)
+            var allocations = try Self.allocations(assetID: asset.id, db)
+            var balance = try Self.balance(assetID: asset.id, at: now, db)
+            try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS csv_seen (key TEXT PRIMARY KEY, n INTEGER NOT NULL)")
+            try db.execute(sql: "DELETE FROM csv_seen")
+            defer { try? db.execute(sql: "DROP TABLE IF EXISTS temp.csv_seen") }
+            let occurrence = try db.makeStatement(sql: """
+                INSERT INTO csv_seen (key, n) VALUES (?, 0) ON CONFLICT(key) DO UPDATE SET n = n + 1 RETURNING n
+                """)
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at)
+                VALUES (?, ?, ?, ?, 'import', ?, ?, ?) ON CONFLICT(asset_id, external_id) DO NOTHING
+                """)
+            var result = CSVImportResult()
+            try rows.forEach { parsed in
+                result.rows += 1
+                if result.rows % 10_000 == 0 { progress?(result.rows) }
+                let row: TransactionCSVRow
+                switch parsed {
+                case .failure(let problem):
+                    result.record(problem)
+                    return
+                case .success(let good): row = good
+                }
+                // Identical rows without an external_id are told apart by their order.
+                var key = row.externalID ?? row.contentKey
+                if row.externalID == nil {
+                    let n = try Int.fetchOne(occurrence, arguments: [key]) ?? 0
+                    if n > 0 { key += "-\(n)" }
+                }
+                try insert.execute(arguments: [UUID().uuidString.lowercased(), asset.id, Amount.plainText(row.amount),
+                                               Timestamp.format(row.date), row.note, key, Timestamp.format(now)])
+                guard db.changesCount > 0 else {
+                    result.alreadyPresent += 1
+                    return
+                }
+                result.inserted += 1
+                if row.amount > 0, !allocations.isEmpty,
+                   let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: row.amount) {
+                    _ = try Self.applyAllocationDelta(assetID: assetID, goalID: goal, delta: row.amount, at: row.date, now: now,
+                                                      timeZone: timeZone, db)
+                    allocations = try Self.allocations(assetID: asset.id, db)
+                    result.autoAllocated += 1
+                }
+                if row.date <= now { balance += row.amount }
+            }
+            progress?(result.rows)
+            return result
+        }
+    }
+}
+
+extension CSVImportResult {
+    /// Keeps the first problems in full and counts the rest.
+    mutating func record(_ problem: Problem) {
+        problemCount += 1
+        if problems.count < 100 { problems.append(problem) }
+    }
+}

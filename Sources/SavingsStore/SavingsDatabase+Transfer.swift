@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// One stored value as it crosses an export document: money, times and ids are text exactly
+/// as stored, so a round trip reproduces every figure digit for digit.
+public enum TransferCell: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case text(String)
+}
+
+public typealias TransferRow = [String: TransferCell]
+
+/// Receives exported rows one at a time, inside one read snapshot.
+public protocol TransferSink: AnyObject, Sendable {
+    func write(_ section: String, _ row: TransferRow) throws
+}
+
+extension SavingsDatabase {
+    /// The sections of an export document, in the order they are written and restored
+    /// (parents before children).
+    public static let transferSections: [(section: String, table: String, order: String)] = [
+        ("goals", "goal", "created_at, id"),
+        ("assets", "asset", "created_at, id"),
+        ("transactions", "asset_transaction", "rowid"),
+        ("allocations", "allocation", "asset_id, goal_id"),
+        ("allocation_history", "allocation_history", "rowid"),
+        ("contributions", "contribution", "rowid"),
+        ("plans", "monthly_plan", "month_label, goal_id"),
+        ("execution_records", "execution_record", "month_label"),
+        ("rates", "rate", "id"),
+        ("metadata", "metadata", "key"),
+    ]
+
+    /// The schema an export was written with (the newest applied migration).
+    public func schemaName() async throws -> String {
+        try await read { db in let applied = try Schema.migrator.appliedIdentifiers(db); return Schema.migrator.migrations.last { applied.contains($0) } ?? "" }
+    }
+
+    /// Streams every row of every section from one consistent snapshot.
+    public func export(into sink: some TransferSink) async throws {
+        try await read { db in
+            for (section, table, order) in Self.transferSections {
+                let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(table) ORDER BY \(order)")
+                while let row = try cursor.next() {
+                    var cells: TransferRow = [:]
+                    for (column, value) in row {
+                        switch value.storage {
+                        case .null: cells[column] = .null
+                        case .int64(let n): cells[column] = .integer(n)
+                        case .string(let s): cells[column] = .text(s)
+                        case .double(let d): cells[column] = .text(String(describing: d))
+                        case .blob: throw StoreError.corrupt("\(table).\(column) holds a blob")
+                        }
+                    }
+                    try sink.write(section, cells)
+                }
+            }
+        }
+    }
+
+    /// Whether anything a user entered is stored.
+    public func isEmpty() async throws -> Bool {
+        try await read { db in
+            try ["goal", "asset", "asset_transaction", "rate"].allSatisfy { table in
+                try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == 0
+            }
+        }
+    }
+
+    /// Restores an export: refuses a non-empty database unless `replace`, then (in one
+    /// transaction) clears it, inserts every row as it was, and checks references and invariants
+    /// before committing. Any failure leaves the database exactly as before.
+    public func importData(_ sections: [String: [TransferRow]], replace: Bool) async throws -> [String: Int] {
+        let known = Set(Self.transferSections.map(\.section))
+        if let unknown = sections.keys.first(where: { !known.contains($0) }) {
+            throw DomainError.invalidField("document", "unknown section '\(unknown)'")
+        }
+        return try await write { db in
+            let empty = try ["goal", "asset", "asset_transaction", "rate"].allSatisfy { table in
+                try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == 0
+            }
+            guard empty || replace else {
+                throw DomainError(.conflict, "the database is not empty; pass replace: true to replace its data (a backup is made first)")
+            }
+            for (_, table, _) in Self.transferSections.reversed() { try db.execute(sql: "DELETE FROM \(table)") }
+            var counts: [String: Int] = [:]
+            for (section, table, _) in Self.transferSections {
+                let columns = Set(try db.columns(in: table).map(\.name))
+                for (index, row) in (sections[section] ?? []).enumerated() {
+                    let place = "\(section)[\(index)]"
+                    if let unknown = row.keys.first(where: { !columns.contains($0) }) {
+                        throw DomainError.invalidField("document", "\(place): unknown field '\(unknown)'")
+                    }
+                    try Self.validate(row, table: table, place: place)
+                    let names = row.keys.sorted()
+                    let values: [(any DatabaseValueConvertible)?] = names.map { name in
+                        switch row[name]! {
+                        case .null: nil
+                        case .integer(let n): n
+                        case .text(let s): s
+                        }
+                    }
+                    do {
+                        try db.execute(sql: "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                                       arguments: StatementArguments(values))
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                        throw DomainError.invalidField("document", "\(place): \(error.message ?? "violates a constraint")")
+                    }
+                }
+                counts[section] = sections[section]?.count ?? 0
+            }
+            let report = try Self.check(db, integrity: false)
+            guard report.ok else {
+                throw DomainError.invalidField("document", "the document is inconsistent: \(report.summary.prefix(600))")
+            }
+            return counts
+        }
+    }
+
+    /// Values must have the shape the calculations rely on: exact decimals, timestamps, dates,
+    /// months, currency codes.
+    static func validate(_ row: TransferRow, table: String, place: String) throws {
+        for (column, cell) in row {
+            guard case .text(let text) = cell else { continue }
+            let field = "\(place).\(column)"
+            do {
+                switch column {
+                case "amount", "target_amount", "required_monthly", "remaining_amount", "custom_amount":
+                    _ = try Amount.parse(text, field: field)
+                case "rate": _ = try ExchangeRate.validRate(text)
+                case "created_at", "updated_at", "date", "timestamp", "as_of", "fetched_at", "started_at", "completed_at",
+                     "can_undo_until", "undone_at":
+                    _ = try Timestamp.parse(text, field: field)
+                case "deadline", "start_date": _ = try CalendarDate(parsing: text, field: field)
+                case "month_label": _ = try MonthLabel(parsing: text, field: field)
+                case "currency", "base", "quote": _ = try CurrencyCode(text, field: field)
+                case "id" where table != "rate", "goal_id", "asset_id", "transaction_id", "history_id":
+                    guard UUID(uuidString: text) != nil else { throw DomainError.invalidField(field, "'\(text)' is not an id") }
+                default: break
+                }
+            } catch let error as DomainError {
+                throw DomainError.invalidField("document", "\(field): \(error.message)")
+            }
+        }
+    }
+}

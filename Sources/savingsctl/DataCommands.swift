@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import SavingsRPC
+
+/// Paths go to the daemon, which does not share our working directory: make them absolute.
+func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+}
+
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "backup", abstract: "Write a consistent copy of the database to PATH.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The new file (must not exist unless --overwrite).") var path: String
+    @Flag(help: "Replace an existing file.") var overwrite = false
+
+    func run() throws {
+        let session = try ClientSession(global)
+        session.output(try session.call("db.backup", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)])) {
+            "backup written to \(Render.text($0["path"])) (\(Render.text($0["bytes"])) bytes)"
+        }
+    }
+}
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "check", abstract: "Check the database file and the domain invariants.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let session = try ClientSession(global)
+        let report = try session.call("db.check")
+        session.output(report) { report in
+            var lines = ["integrity      \(report["integrity"]?.arrayValue?.map(Render.text).joined(separator: "; ") ?? "-")",
+                         "foreign keys   \(report["foreign_keys"]?.arrayValue?.isEmpty == true ? "ok" : "VIOLATED")"]
+            lines += (report["foreign_keys"]?.arrayValue ?? []).map { "  " + Render.text($0) }
+            for invariant in report["invariants"]?.arrayValue ?? [] {
+                lines.append("\(invariant["ok"] == true ? "ok  " : "FAIL") \(Render.text(invariant["name"]))")
+                lines += (invariant["problems"]?.arrayValue ?? []).map { "       " + Render.text($0) }
+            }
+            lines.append(report["ok"] == true ? "the database is sound" : "problems found: restore a backup (savingsctl import) or report them")
+            return lines.joined(separator: "\n")
+        }
+        if report["ok"] != true { throw ExitCode(1) }
+    }
+}
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "export", abstract: "Export everything as JSON, to PATH or standard output.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Write the document here (mode 0600).") var path: String?
+    @Flag(help: "Replace an existing file.") var overwrite = false
+
+    func run() throws {
+        let session = try ClientSession(global)
+        guard let path else {
+            print(JSONSerializer.pretty(try session.call("data.export")))
+            return
+        }
+        session.output(try session.call("data.export", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)])) {
+            "exported to \(Render.text($0["path"])) (\(Render.text($0["bytes"])) bytes)"
+        }
+    }
+}
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "import", abstract: "Restore an export into an empty database (or --replace).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The export document.") var path: String
+    @Flag(help: "Replace the current data (a backup is made first).") var replace = false
+
+    func run() throws {
+        let session = try ClientSession(global)
+        session.output(try session.call("data.import", ["path": .string(absolute(path)), "replace": .bool(replace)])) { result in
+            let counts = result["counts"]?.objectValue?.sorted { $0.key < $1.key }.map { "\($0.key) \(Render.text($0.value))" } ?? []
+            return "imported: " + counts.joined(separator: ", ") + (result["backup"].map { "\nprevious data backed up to \(Render.text($0))" } ?? "")
+        }
+    }
+}
+
+extension TxCommand {
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import", abstract: "Import transactions from a CSV file: date,amount[,note,external_id].",
+            discussion: "Importing the same file again inserts nothing. A bad row refuses the file unless --partial.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Asset name or id.") var asset: String
+        @Argument(help: "The CSV file.") var file: String
+        @Flag(help: "Import the good rows and report the bad ones.") var partial = false
+
+        func run() throws {
+            let session = try ClientSession(global)
+            let result = try session.call("tx.import", ["asset": .string(asset), "path": .string(absolute(file)), "partial": .bool(partial)])
+            session.output(result) { result in
+                var text = "\(Render.text(result["imported"])) imported, \(Render.text(result["already_present"])) already present"
+                    + " (\(Render.text(result["rows"])) rows; \(Render.text(result["auto_allocated"])) allocated automatically)"
+                for problem in result["problems"]?.arrayValue ?? [] {
+                    text += "\nline \(Render.text(problem["line"])): \(Render.text(problem["reason"]))"
+                }
+                return text
+            }
+        }
+    }
+}
