@@ -27,6 +27,12 @@ public struct MonthLabel: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Months since year 0, so that differences count calendar months.
     public var index: Int { year * 12 + (month - 1) }
 
+    /// The month `months` away (negative for earlier ones).
+    public func adding(_ months: Int) -> MonthLabel {
+        let target = index + months
+        return MonthLabel(year: target / 12, month: target % 12 + 1)
+    }
+
     public var description: String {
         let y = String(year), m = String(month)
         return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + (m.count == 1 ? "0" : "") + m

@@ -198,6 +198,8 @@ enum ExecutionMethods {
             let now = context.clock.now()
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = context.timeZone
+            // Months before a legacy import show what the earlier app recorded.
+            let legacy = try await database.legacyContributions(goal: goal.id, currency: goal.currency)
             var months: [JSONValue] = []
             for index in from.index...to.index {
                 let month = MonthLabel(year: index / 12, month: index % 12 + 1)
@@ -207,11 +209,15 @@ enum ExecutionMethods {
                 // (start, end]: everything from the month's first millisecond to its last, or now.
                 let start = first.addingTimeInterval(-0.001), end = min(next.addingTimeInterval(-0.001), now)
                 var contributed = Decimal(0)
-                for timeline in try await database.timelines(start: start, end: end) {
-                    guard let asset = assets[timeline.assetID],
-                          let conversion = valuation.portfolio.rates.conversion(from: asset.currency, to: goal.currency) else { continue }
-                    let total = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline))[goal.id] ?? 0
-                    contributed += total * conversion.rate
+                if let importMonth = legacy.importMonth, !legacy.byMonth.isEmpty, month < importMonth {
+                    contributed = legacy.byMonth[month] ?? 0
+                } else {
+                    for timeline in try await database.timelines(start: start, end: end) {
+                        guard let asset = assets[timeline.assetID],
+                              let conversion = valuation.portfolio.rates.conversion(from: asset.currency, to: goal.currency) else { continue }
+                        let total = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline))[goal.id] ?? 0
+                        contributed += total * conversion.rate
+                    }
                 }
                 let plan = try? await database.plan(.goal(goal.id.uuidString, month))
                 months.append(["month": .string(month.description), "contributed": Wire.money(contributed, goal.currency),

@@ -15,6 +15,7 @@ public enum MethodCatalog {
         ExecutionMethods.register(into: &registry, context: context)
         EventMethods.register(into: &registry, context: context)
         DataMethods.register(into: &registry, context: context, logger: logger)
+        LegacyMethods.register(into: &registry, context: context, logger: logger)
         registry.registerIntrospection(title: SavingsDaemonInfo.name, version: SavingsDaemonInfo.version)
         return registry
     }

@@ -29,6 +29,8 @@ extension SavingsDatabase {
         ("contributions", "contribution", "rowid"),
         ("plans", "monthly_plan", "month_label, goal_id"),
         ("execution_records", "execution_record", "month_label"),
+        ("legacy_contributions", "legacy_contribution", "date, id"),
+        ("legacy_archive", "legacy_archive", "kind, legacy_id"),
         ("rates", "rate", "id"),
         ("metadata", "metadata", "key"),
     ]
@@ -127,7 +129,7 @@ extension SavingsDatabase {
             let field = "\(place).\(column)"
             do {
                 switch column {
-                case "amount", "target_amount", "required_monthly", "remaining_amount", "custom_amount":
+                case "amount", "target_amount", "required_monthly", "remaining_amount", "custom_amount", "legacy_percentage":
                     _ = try Amount.parse(text, field: field)
                 case "rate": _ = try ExchangeRate.validRate(text)
                 case "created_at", "updated_at", "date", "timestamp", "as_of", "fetched_at", "started_at", "completed_at",

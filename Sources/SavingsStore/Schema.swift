@@ -134,6 +134,32 @@ enum Schema {
                 CREATE INDEX allocation_history_by_asset_time ON allocation_history(asset_id, timestamp);
                 """)
         }
+        migrator.registerMigration("v5-legacy") { db in
+            try db.execute(sql: """
+                ALTER TABLE allocation ADD COLUMN legacy_percentage TEXT;
+                CREATE TABLE legacy_contribution (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
+                    asset_id TEXT REFERENCES asset(id) ON DELETE SET NULL,
+                    plan_id TEXT REFERENCES monthly_plan(id) ON DELETE SET NULL,
+                    amount TEXT NOT NULL,
+                    currency TEXT NOT NULL,
+                    date TEXT NOT NULL,
+                    month_label TEXT NOT NULL,
+                    source_type TEXT,
+                    created_at TEXT NOT NULL
+                );
+                CREATE INDEX legacy_contribution_by_goal ON legacy_contribution(goal_id, month_label);
+                CREATE TABLE legacy_archive (
+                    kind TEXT NOT NULL,
+                    legacy_id TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    document TEXT NOT NULL,
+                    created_at TEXT NOT NULL,
+                    PRIMARY KEY (kind, legacy_id)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -100,3 +100,26 @@ extension TxCommand {
         }
     }
 }
+
+struct LegacyImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "legacy-import", abstract: "Import the earlier app's JSON export (backup first; all or nothing).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The export file.") var path: String
+    @Flag(name: .customLong("dry-run"), help: "Report what would happen without writing.") var dryRun = false
+
+    func run() throws {
+        let session = try ClientSession(global)
+        session.output(try session.call("data.legacy_import", ["path": .string(absolute(path)), "dry_run": .bool(dryRun)])) { report in
+            if report["already_imported"] == true { return "this document was imported before; nothing changed" }
+            var lines = [report["dry_run"] == true ? "dry run: nothing was written" : "imported"]
+            for step in report["steps"]?.arrayValue ?? [] {
+                let counts = step["counts"]?.objectValue?.sorted { $0.key < $1.key }.map { "\($0.key) \(Render.text($0.value))" } ?? []
+                lines.append("  \(Render.text(step["name"])): \(counts.joined(separator: ", "))")
+            }
+            lines += (report["warnings"]?.arrayValue ?? []).map { "warning: " + Render.text($0) }
+            if let backup = report["backup"] { lines.append("previous data backed up to \(Render.text(backup))") }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

@@ -12,7 +12,7 @@ struct Savingsctl: ParsableCommand {
         subcommands: [
             StatusCommand.self, DashboardCommand.self, GoalCommand.self, ContributeCommand.self, UndoContributionCommand.self,
             AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, PlanCommand.self, MonthCommand.self, EventsCommand.self,
-            BackupCommand.self, CheckCommand.self, ExportCommand.self, ImportCommand.self, CallCommand.self,
+            BackupCommand.self, CheckCommand.self, ExportCommand.self, ImportCommand.self, LegacyImportCommand.self, CallCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
