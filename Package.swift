@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(
             name: "SavingsStoreTests",
             dependencies: ["SavingsStore", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(name: "SavingsRPCTests", dependencies: ["SavingsRPC"], swiftSettings: strict),

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+@testable import SavingsCore
+
+@Suite struct CSVTests {
+    func records(_ text: String, chunk: Int = 3) -> [CSVTokenizer.Record] {
+        var tokenizer = CSVTokenizer()
+        var result: [CSVTokenizer.Record] = []
+        let bytes = Array(text.utf8)
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            result += tokenizer.feed(bytes[start..<min(start + chunk, bytes.count)])
+        }
+        if let last = tokenizer.finish() { result.append(last) }
+        return result
+    }
+
+    @Test func quotesNewlinesAndLineEndingsSurviveAnyChunking() {
+        let text = "date,amount,note\r\n2026-01-01,1.5,\"a, b\"\r\n\n2026-01-02,-2,\"say \"\"hi\"\"\nthere\"\n2026-01-03,3,"
+        for chunk in [1, 2, 3, 7, 1000] {
+            let parsed = records(text, chunk: chunk)
+            #expect(parsed.map(\.fields) == [["date", "amount", "note"], ["2026-01-01", "1.5", "a, b"],
+                                             ["2026-01-02", "-2", "say \"hi\"\nthere"], ["2026-01-03", "3", ""]], "chunk \(chunk)")
+            #expect(parsed.map(\.line) == [1, 2, 4, 6], "chunk \(chunk)")
+        }
+    }
+
+    @Test func rowsAreValidatedWithReasons() throws {
+        let now = try Timestamp.parse("2026-06-01T00:00:00Z", field: "t")
+        let utc = TimeZone(identifier: "UTC")!
+        let format = try TransactionCSVFormat(header: .init(line: 1, fields: ["\u{FEFF}Date", "AMOUNT", "external_id"]), timeZone: utc, now: now)
+        let row = try format.row(.init(line: 2, fields: ["2026-05-01", "12.30", "x"]))
+        #expect(row.amount == Decimal(string: "12.3"))
+        #expect(row.date == (try Timestamp.parse("2026-05-01T00:00:00Z", field: "t")))
+        #expect(row.externalID == "x")
+        for fields in [["2026-05-01", "1,5", ""], ["05/01/2026", "1", ""], ["2026-05-01", "0", ""], ["2027-01-01", "1", ""], ["2026-05-01", "1"]] {
+            #expect(throws: DomainError.self, "\(fields)") { try format.row(.init(line: 3, fields: fields)) }
+        }
+        #expect(throws: DomainError.self) { try TransactionCSVFormat(header: .init(line: 1, fields: ["amount"]), timeZone: utc, now: now) }
+        #expect(throws: DomainError.self) { try TransactionCSVFormat(header: .init(line: 1, fields: ["date", "amount", "iban"]), timeZone: utc, now: now) }
+    }
+
+    @Test func contentKeysAreStable() throws {
+        let date = try Timestamp.parse("2026-05-01T00:00:00Z", field: "t")
+        let a = TransactionCSVRow(line: 2, date: date, amount: 5, note: "coffee", externalID: nil)
+        var b = a
+        b.line = 90
+        #expect(a.contentKey == b.contentKey, "the line does not matter")
+        b.note = "tea"
+        #expect(a.contentKey != b.contentKey)
+        #expect(StableHash.hex128("abc") == StableHash.hex128("abc"))
+        #expect(StableHash.hex128("abc").count == 32)
+    }
+}
