@@ -112,14 +112,15 @@ public final class RPCClient {
     }
 
     /// Calls `method` and returns its result, or throws the daemon's error.
-    public func call(_ method: String, _ params: [String: JSONValue] = [:]) throws(CallError) -> JSONValue {
+    /// `timeoutMilliseconds` bounds the wait for the answer (long imports and backups need more).
+    public func call(_ method: String, _ params: [String: JSONValue] = [:], timeoutMilliseconds: Int32 = 30_000) throws(CallError) -> JSONValue {
         let id = nextID
         nextID += 1
         let request = RPCRequest(id: .number(String(id)), method: method, params: params)
         let line: String?
         do {
             try connection.sendLine(JSONSerializer.serialize(request.json))
-            line = try connection.readLine()
+            line = try connection.readLine(timeoutMilliseconds: timeoutMilliseconds)
         } catch {
             throw .transport(error)
         }

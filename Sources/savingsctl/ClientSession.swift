@@ -44,9 +44,12 @@ struct ClientSession {
         return existing.isEmpty ? [user] : existing
     }
 
+    /// Methods that may run for minutes on large data: wait for them up to an hour.
+    static let longRunning: Set<String> = ["tx.import", "data.import", "data.export", "data.legacy_import", "db.backup", "db.check"]
+
     func call(_ method: String, _ params: [String: JSONValue] = [:]) throws -> JSONValue {
         do {
-            return try client.call(method, params)
+            return try client.call(method, params, timeoutMilliseconds: Self.longRunning.contains(method) ? 3_600_000 : 30_000)
         } catch {
             switch error {
             case .remote(let rpcError):
