@@ -88,31 +88,43 @@ enum DataMethods {
                 .required("path", .string, "the CSV file (header line first; dates YYYY-MM-DD or ISO 8601; decimal point '.')"),
                 .optional("format", .string, "\"csv\" (the only format)"),
                 .optional("partial", .boolean, "import the good rows and report the bad ones (default: a bad row refuses the file)"),
+                .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase, done}} while it runs"),
             ],
             result: ResultSpec("import", "{\"rows\", \"imported\", \"already_present\", \"auto_allocated\", \"problems\"}",
-                               schema: ["type": "object"]), writes: true)) { params, _ in
-            if let format = params.string("format"), format.lowercased() != "csv" {
-                throw DomainError.invalidField("format", "'\(format)' is not a supported format (csv)")
-            }
-            let partial = params.bool("partial") ?? false
-            let result = try await database.importTransactions(
-                asset: try params.requiredString("asset"), path: try absolutePath(params), partial: partial,
-                now: context.clock.now(), timeZone: context.timeZone)
-            if !partial, result.problemCount > 0 {
-                let shown = result.problems.prefix(10).map { "line \($0.line): \($0.reason)" }.joined(separator: "; ")
-                let more = result.problemCount > 10 ? "; and \(result.problemCount - 10) more" : ""
-                throw DomainError(.invalidField, "nothing was imported: \(shown)\(more) (fix the file, or pass partial: true)",
-                                  details: ["field": "path", "problems": String(result.problemCount), "first_line": String(result.problems[0].line)])
-            }
-            if result.inserted > 0 {
-                context.events.publish("tx.imported", ["asset": .string(try params.requiredString("asset")), "count": .int(result.inserted)])
-            }
-            return [
-                "rows": .int(result.rows), "imported": .int(result.inserted), "already_present": .int(result.alreadyPresent),
-                "auto_allocated": .int(result.autoAllocated), "problem_count": .int(result.problemCount),
-                "problems": .array(result.problems.map { ["line": .int($0.line), "reason": .string($0.reason)] }),
-            ]
+                               schema: ["type": "object"]), writes: true)) { params, call in
+            try await importTransactions(params, call: call, context: context)
         }
+    }
+
+    /// `tx.import`: a refused file is an error listing the first problems with their lines.
+    static func importTransactions(_ params: Params, call: CallContext, context: DaemonContext) async throws -> JSONValue {
+        let database = context.database
+        if let format = params.string("format"), format.lowercased() != "csv" {
+            throw DomainError.invalidField("format", "'\(format)' is not a supported format (csv)")
+        }
+        let partial = params.bool("partial") ?? false
+        var progress: (@Sendable (String, Int) -> Void)?
+        if params.bool("progress") == true {
+            progress = { @Sendable phase, rows in call.progress("tx.import", phase: phase, done: rows) }
+        }
+        let result = try await database.importTransactions(
+            asset: try params.requiredString("asset"), path: try absolutePath(params), partial: partial,
+            now: context.clock.now(), timeZone: context.timeZone,
+            progress: progress)
+        if !partial, result.problemCount > 0 {
+            let shown = result.problems.prefix(10).map { "line \($0.line): \($0.reason)" }.joined(separator: "; ")
+            let more = result.problemCount > 10 ? "; and \(result.problemCount - 10) more" : ""
+            throw DomainError(.invalidField, "nothing was imported: \(shown)\(more) (fix the file, or pass partial: true)",
+                              details: ["field": "path", "problems": String(result.problemCount), "first_line": String(result.problems[0].line)])
+        }
+        if result.inserted > 0 {
+            context.events.publish("tx.imported", ["asset": .string(try params.requiredString("asset")), "count": .int(result.inserted)])
+        }
+        return [
+            "rows": .int(result.rows), "imported": .int(result.inserted), "already_present": .int(result.alreadyPresent),
+            "auto_allocated": .int(result.autoAllocated), "problem_count": .int(result.problemCount),
+            "problems": .array(result.problems.map { ["line": .int($0.line), "reason": .string($0.reason)] }),
+        ]
     }
 
     static func absolutePath(_ params: Params) throws -> String {

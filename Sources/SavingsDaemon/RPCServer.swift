@@ -103,12 +103,20 @@ struct RPCServer: Service {
 
     private func serve(_ connection: Connection, id: UInt64) async {
         let request = SubscriptionRequest()
-        let context = CallContext(connectionID: id) { topics in request.set(topics) }
+        let (notifications, notifier) = AsyncStream<JSONValue>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let context = CallContext(connectionID: id, subscribe: { topics in request.set(topics) },
+                                  notify: { notifier.yield($0) })
         do {
             try await connection.executeThenClose { inbound, outbound in
                 try await withThrowingDiscardingTaskGroup { group in
                     var subscription: UInt64?
                     var failure: (any Error)?
+                    // Progress of long requests, written between the caller's lines.
+                    group.addTask {
+                        for await notification in notifications {
+                            try await outbound.write(Self.line(JSONSerializer.bytes(notification)))
+                        }
+                    }
                     do {
                         for try await frame in inbound.cancelOnGracefulShutdown() {
                             if let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context) {
@@ -134,8 +142,9 @@ struct RPCServer: Service {
                     } catch {
                         failure = error
                     }
-                    // Ending the subscription ends the forwarding task, so the group can finish.
+                    // Ending the subscription and the progress stream ends their tasks, so the group can finish.
                     if let subscription { events.unsubscribe(subscription) }
+                    notifier.finish()
                     if let failure { throw failure }
                 }
             }

@@ -113,20 +113,35 @@ public final class RPCClient {
 
     /// Calls `method` and returns its result, or throws the daemon's error.
     /// `timeoutMilliseconds` bounds the wait for the answer (long imports and backups need more).
-    public func call(_ method: String, _ params: [String: JSONValue] = [:], timeoutMilliseconds: Int32 = 30_000) throws(CallError) -> JSONValue {
+    /// Notifications arriving before the answer (progress) go to `onNotification`.
+    public func call(_ method: String, _ params: [String: JSONValue] = [:], timeoutMilliseconds: Int32 = 30_000,
+                     onNotification: ((JSONValue) -> Void)? = nil) throws(CallError) -> JSONValue {
         let id = nextID
         nextID += 1
         let request = RPCRequest(id: .number(String(id)), method: method, params: params)
-        let line: String?
+        var object: [String: JSONValue] = [:]
         do {
             try connection.sendLine(JSONSerializer.serialize(request.json))
-            line = try connection.readLine(timeoutMilliseconds: timeoutMilliseconds)
         } catch {
             throw .transport(error)
         }
-        guard let line else { throw .transport(LineClient.Failure(message: "the daemon closed the connection", unreachable: false)) }
-        guard let response = try? JSONParser.parse(line), case .object(let object) = response else {
-            throw .malformed("unreadable response from the daemon")
+        while true {
+            let line: String?
+            do {
+                line = try connection.readLine(timeoutMilliseconds: timeoutMilliseconds)
+            } catch {
+                throw .transport(error)
+            }
+            guard let line else { throw .transport(LineClient.Failure(message: "the daemon closed the connection", unreachable: false)) }
+            guard let response = try? JSONParser.parse(line), case .object(let members) = response else {
+                throw .malformed("unreadable response from the daemon")
+            }
+            if members["id"] == nil, members["method"] != nil {
+                onNotification?(response)
+                continue
+            }
+            object = members
+            break
         }
         if let error = object["error"]?.objectValue {
             throw .remote(RPCError(code: error["code"]?.intValue ?? 0, message: error["message"]?.stringValue ?? "error",

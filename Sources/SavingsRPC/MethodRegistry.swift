@@ -3,10 +3,20 @@ public struct CallContext: Sendable {
     public var connectionID: UInt64
     /// Turns the connection into an event stream (set by transports that can stream).
     public var subscribe: (@Sendable (_ topics: Set<String>?) -> Void)?
+    /// Sends a notification line to the caller while its request runs (progress of long work).
+    public var notify: (@Sendable (_ notification: JSONValue) -> Void)?
 
-    public init(connectionID: UInt64, subscribe: (@Sendable (_ topics: Set<String>?) -> Void)? = nil) {
+    public init(connectionID: UInt64, subscribe: (@Sendable (_ topics: Set<String>?) -> Void)? = nil,
+                notify: (@Sendable (_ notification: JSONValue) -> Void)? = nil) {
         self.connectionID = connectionID
         self.subscribe = subscribe
+        self.notify = notify
+    }
+
+    /// A `progress` notification: `{"method": "progress", "params": {"method", "phase", "done"}}`.
+    public func progress(_ method: String, phase: String, done: Int) {
+        notify?(["jsonrpc": "2.0", "method": "progress",
+                 "params": ["method": .string(method), "phase": .string(phase), "done": .int(done)]])
     }
 }
 

@@ -69,7 +69,7 @@ extension SavingsDatabase {
     /// the whole file (nothing written) and every problem is reported with its line; with it,
     /// the good rows are imported and the bad ones reported. Deposits auto-allocate as `tx.add`.
     public func importTransactions(asset reference: String, path: String, partial: Bool, now: Date, timeZone: TimeZone,
-                                   progress: (@Sendable (Int) -> Void)? = nil) async throws -> CSVImportResult {
+                                   progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
         let now = Timestamp.truncatedToMilliseconds(now)
         let rows = CSVFileRows(path: path) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
         if !partial {
@@ -78,6 +78,7 @@ extension SavingsDatabase {
                 var result = CSVImportResult()
                 try rows.forEach { row in
                     result.rows += 1
+                    if result.rows % 10_000 == 0 { progress?("checking", result.rows) }
                     if case .failure(let problem) = row { result.record(problem) }
                 }
                 return result
@@ -102,7 +103,7 @@ extension SavingsDatabase {
             var result = CSVImportResult()
             try rows.forEach { parsed in
                 result.rows += 1
-                if result.rows % 10_000 == 0 { progress?(result.rows) }
+                if result.rows % 10_000 == 0 { progress?("importing", result.rows) }
                 let row: TransactionCSVRow
                 switch parsed {
                 case .failure(let problem):
@@ -132,7 +133,7 @@ extension SavingsDatabase {
                 }
                 if row.date <= now { balance += row.amount }
             }
-            progress?(result.rows)
+            progress?("importing", result.rows)
             return result
         }
     }

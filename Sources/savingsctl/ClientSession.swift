@@ -47,9 +47,10 @@ struct ClientSession {
     /// Methods that may run for minutes on large data: wait for them up to an hour.
     static let longRunning: Set<String> = ["tx.import", "data.import", "data.export", "data.legacy_import", "db.backup", "db.check"]
 
-    func call(_ method: String, _ params: [String: JSONValue] = [:]) throws -> JSONValue {
+    func call(_ method: String, _ params: [String: JSONValue] = [:], onNotification: ((JSONValue) -> Void)? = nil) throws -> JSONValue {
         do {
-            return try client.call(method, params, timeoutMilliseconds: Self.longRunning.contains(method) ? 3_600_000 : 30_000)
+            return try client.call(method, params, timeoutMilliseconds: Self.longRunning.contains(method) ? 3_600_000 : 30_000,
+                                   onNotification: onNotification)
         } catch {
             switch error {
             case .remote(let rpcError):

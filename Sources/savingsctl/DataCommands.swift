@@ -88,7 +88,15 @@ extension TxCommand {
 
         func run() throws {
             let session = try ClientSession(global)
-            let result = try session.call("tx.import", ["asset": .string(asset), "path": .string(absolute(file)), "partial": .bool(partial)])
+            let path = absolute(file)
+            // On a terminal, a progress bar on standard error (the file's lines give the total).
+            let bar = isatty(STDERR_FILENO) == 1 && !global.json ? ProgressLine(total: Self.lineCount(path).map { max(0, $0 - 1) }) : nil
+            var params: [String: JSONValue] = ["asset": .string(asset), "path": .string(path), "partial": .bool(partial)]
+            if bar != nil { params["progress"] = true }
+            let result = try session.call("tx.import", params) { notification in
+                bar?.show(phase: Render.text(notification["params"]?["phase"]), done: notification["params"]?["done"]?.intValue ?? 0)
+            }
+            bar?.finish()
             session.output(result) { result in
                 var text = "\(Render.text(result["imported"])) imported, \(Render.text(result["already_present"])) already present"
                     + " (\(Render.text(result["rows"])) rows; \(Render.text(result["auto_allocated"])) allocated automatically)"
@@ -98,7 +106,38 @@ extension TxCommand {
                 return text
             }
         }
+
+        /// Newlines in the file, read in chunks; nil when unreadable (the bar then counts only).
+        static func lineCount(_ path: String) -> Int? {
+            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? handle.close() }
+            var count = 0
+            while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                count += chunk.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            }
+            return count
+        }
     }
+}
+
+/// A one-line progress display on standard error, redrawn in place.
+final class ProgressLine {
+    let total: Int?
+
+    init(total: Int?) { self.total = total }
+
+    func show(phase: String, done: Int) {
+        var line = "\(phase) \(done)"
+        if let total, total > 0 {
+            let fraction = min(1, Double(done) / Double(total))
+            let width = 30, filled = Int(fraction * Double(width))
+            line = "\(phase.padding(toLength: 10, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
+                + String(repeating: "-", count: width - filled) + "] \(done)/\(total) rows"
+        }
+        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+    }
+
+    func finish() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
 }
 
 struct LegacyImportCommand: ParsableCommand {

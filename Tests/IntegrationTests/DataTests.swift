@@ -200,6 +200,30 @@ import Testing
     }
 }
 
+extension DataTests {
+    @Test func longImportsReportProgressToCallersWhoAskForIt() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
+        let file = daemon.directory + "/many.csv"
+        var text = "date,amount\n"
+        for n in 0..<25_000 { text += "2026-01-\(String(format: "%02d", n % 28 + 1)),\(n + 1)\n" }
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let client = try daemon.client()
+        var notes: [JSONValue] = []
+        let result = try client.call("tx.import", ["asset": "Bank", "path": .string(file), "progress": true]) { notes.append($0) }
+        #expect(result["imported"] == 25_000)
+        let phases = notes.compactMap { $0["params"]?["phase"]?.stringValue }
+        #expect(phases.contains("checking") && phases.contains("importing"), "\(phases)")
+        #expect(notes.allSatisfy { $0["method"] == "progress" && $0["id"] == nil })
+        // Without the flag, nothing but the answer arrives.
+        let quiet = try daemon.raw()
+        try quiet.sendLine(#"{"jsonrpc":"2.0","id":7,"method":"tx.import","params":{"asset":"Bank","path":"\#(file)"}}"#)
+        let answer = try JSONParser.parse(try #require(try quiet.readLine()))
+        #expect(answer["id"] == 7)
+        #expect(answer["result"]?["already_present"] == 25_000)
+    }
+}
+
 extension Thread {
     /// Runs `body` on a new thread; `value()` waits for it and rethrows its error.
     static func detachNewThreadWithResult(_ body: @escaping @Sendable () throws -> Void) -> ThreadResult {
