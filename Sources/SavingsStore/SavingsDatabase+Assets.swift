@@ -75,9 +75,12 @@ extension SavingsDatabase {
 
     /// Sum of the asset's transactions dated at or before `instant`.
     static func balance(assetID: String, at instant: Date, _ db: Database) throws -> Decimal {
-        let amounts = try String.fetchAll(db, sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date <= ?",
-                                          arguments: [assetID, Timestamp.format(instant)])
-        return try amounts.reduce(Decimal(0)) { $0 + (try Amount.parse($1)) }
+        // Streamed: years of transactions never sit in memory at once.
+        let amounts = try String.fetchCursor(db, sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date <= ?",
+                                             arguments: [assetID, Timestamp.format(instant)])
+        var total = Decimal(0)
+        while let amount = try amounts.next() { total += try Amount.parse(amount) }
+        return total
     }
 
     /// One consistent snapshot of everything the figures depend on.
@@ -85,15 +88,19 @@ extension SavingsDatabase {
         try await read { db in
             let goals = try GoalRecord.order(Column("name_key")).fetchAll(db).map { try $0.goal() }
             let assets = try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
-            var balances: [UUID: Decimal] = [:]
-            let rows = try Row.fetchAll(db, sql: "SELECT asset_id, amount FROM asset_transaction WHERE date <= ?",
-                                        arguments: [Timestamp.format(now)])
-            for row in rows {
-                let id = try StoreKey.uuid(row["asset_id"])
-                balances[id, default: 0] += try Amount.parse(row["amount"] as String)
+            var sums: [String: Decimal] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT asset_id, amount FROM asset_transaction WHERE date <= ?",
+                                           arguments: [Timestamp.format(now)])
+            while let row = try rows.next() {
+                sums[row["asset_id"] as String, default: 0] += try Amount.parse(row["amount"] as String)
             }
+            var balances: [UUID: Decimal] = [:]
+            for (id, sum) in sums { balances[try StoreKey.uuid(id)] = sum }
             let allocations = try AllocationRecord.fetchAll(db).map { try $0.allocation() }
-            let rates = try RateRecord.order(Column("as_of"), Column("id")).fetchAll(db).map { try $0.exchangeRate() }
+            // Only each pair's newest rate matters here; history stays on disk.
+            let rates = try RateRecord.fetchAll(db, sql: """
+                SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
+                """).map { try $0.exchangeRate() }
             return Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
                              rates: RateTable(rates: rates, pivot: pivot))
         }
