@@ -127,6 +127,16 @@ enum DataMethods {
         ]
     }
 
+    /// A whole file the caller named, refused before reading when it is larger than `maxBytes`.
+    static func readBounded(_ path: String, maxBytes: Int) throws -> Data {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
+            throw DomainError.invalidField("path", "cannot read \(path)")
+        }
+        guard size <= maxBytes else { throw DomainError(.tooLarge, "\(path) is larger than \(maxBytes) bytes") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw DomainError.invalidField("path", "cannot read \(path)") }
+        return data
+    }
+
     static func absolutePath(_ params: Params) throws -> String {
         let path = try params.requiredString("path")
         guard path.hasPrefix("/"), !path.contains("\0") else {

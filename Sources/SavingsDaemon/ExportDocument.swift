@@ -27,11 +27,7 @@ enum ExportDocument {
 
     /// Reads and checks a document; every problem names where it is.
     static func read(path: String, maxBytes: Int) throws -> [String: [TransferRow]] {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let size = attributes?[.size] as? Int, let data = FileManager.default.contents(atPath: path) else {
-            throw DomainError.invalidField("path", "cannot read \(path)")
-        }
-        guard size <= maxBytes else { throw DomainError(.tooLarge, "\(path) is larger than \(maxBytes) bytes") }
+        let data = try DataMethods.readBounded(path, maxBytes: maxBytes)
         let document: JSONValue
         do {
             document = try JSONParser.parse(Array(data))

@@ -17,8 +17,7 @@ enum LegacyMethods {
             result: ResultSpec("report", "{\"dry_run\", \"already_imported\", \"steps\", \"warnings\", \"inserted\", \"already_present\", \"backup\"?}",
                                schema: ["type": "object"]), writes: true)) { params, _ in
             let path = try DataMethods.absolutePath(params)
-            guard let data = FileManager.default.contents(atPath: path) else { throw DomainError.invalidField("path", "cannot read \(path)") }
-            guard data.count <= maxBytes else { throw DomainError(.tooLarge, "\(path) is larger than \(maxBytes) bytes") }
+            let data = try DataMethods.readBounded(path, maxBytes: maxBytes)
             let document = try LegacyParser.parse(Array(data))
             let now = context.clock.now()
             let config = context.liveConfig.current
