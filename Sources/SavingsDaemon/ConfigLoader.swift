@@ -79,6 +79,31 @@ public enum ConfigLoader {
                     config.maxLineBytes = try integer(value, in: 1024...(64 << 20))
                 },
                 render: { String($0.maxLineBytes) }),
+        Setting(key: "rpc.max_connections", environment: "SAVINGSD_MAX_CONNECTIONS", flag: nil,
+                apply: { config, value throws(ConfigError) in config.access.maxConnections = try integer(value, in: 1...10_000) },
+                render: { String($0.access.maxConnections) }),
+        Setting(key: "rpc.idle_timeout", environment: "SAVINGSD_IDLE_TIMEOUT", flag: nil,
+                apply: { config, value throws(ConfigError) in config.access.idleTimeout = try integer(value, in: 1...86_400) },
+                render: { String($0.access.idleTimeout) }),
+        Setting(key: "rpc.max_batch", environment: "SAVINGSD_MAX_BATCH", flag: nil,
+                apply: { config, value throws(ConfigError) in config.maxBatch = try integer(value, in: 1...10_000) },
+                render: { String($0.maxBatch) }),
+        Setting(key: "rpc.allow_uids", environment: "SAVINGSD_ALLOW_UIDS", flag: nil,
+                apply: { config, value throws(ConfigError) in config.access.allowUIDs = try uids(value) },
+                render: { "[" + $0.access.allowUIDs.sorted().map(String.init).joined(separator: ", ") + "]" }),
+        Setting(key: "rpc.allow_groups", environment: "SAVINGSD_ALLOW_GROUPS", flag: nil,
+                apply: { config, value throws(ConfigError) in config.access.allowGroups = try names(value) },
+                render: { "[" + $0.access.allowGroups.map(quoted).joined(separator: ", ") + "]" }),
+        Setting(key: "rpc.read_only_groups", environment: "SAVINGSD_READ_ONLY_GROUPS", flag: nil,
+                apply: { config, value throws(ConfigError) in config.access.readOnlyGroups = try names(value) },
+                render: { "[" + $0.access.readOnlyGroups.map(quoted).joined(separator: ", ") + "]" }),
+        Setting(key: "rpc.socket_group", environment: "SAVINGSD_SOCKET_GROUP", flag: nil,
+                apply: { config, value throws(ConfigError) in
+                    let name = try string(value)
+                    guard getgrnam(name) != nil else { throw ConfigError(message: "no group named '\(name)'") }
+                    config.socketGroup = name
+                },
+                render: { $0.socketGroup.map(quoted) ?? "\"\"" }),
         Setting(key: "rates.pivot", environment: "SAVINGSD_RATES_PIVOT", flag: nil,
                 apply: { config, value throws(ConfigError) in config.ratesPivot = try currency(value) },
                 render: { quoted($0.ratesPivot.code) }),
@@ -262,6 +287,36 @@ public enum ConfigLoader {
     private static func string(_ value: TOMLReader.Value) throws(ConfigError) -> String {
         guard case .string(let s) = value else { throw ConfigError(message: "must be a string, not \(value.typeName)") }
         return s
+    }
+
+    /// A list of uids: an array of integers, or (from the environment) "1000,1001".
+    private static func uids(_ value: TOMLReader.Value) throws(ConfigError) -> Set<UInt32> {
+        let items: [TOMLReader.Value]
+        switch value {
+        case .array(let values): items = values
+        case .integer: items = [value]
+        case .string(let text): items = text.split(separator: ",").map { .fromText($0.trimmingCharacters(in: .whitespaces)) }
+        default: throw ConfigError(message: "must be a list of user ids")
+        }
+        var result = Set<UInt32>()
+        for item in items {
+            guard case .integer(let n) = item, n >= 0, n < Int(UInt32.max) else { throw ConfigError(message: "must be a list of user ids (numbers)") }
+            result.insert(UInt32(n))
+        }
+        return result
+    }
+
+    /// A list of group names that exist: an array of strings, or "wheel,staff".
+    private static func names(_ value: TOMLReader.Value) throws(ConfigError) -> [String] {
+        let items: [String]
+        switch value {
+        case .array(let values):
+            items = try values.map { value throws(ConfigError) -> String in try string(value) }
+        case .string(let text): items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        default: throw ConfigError(message: "must be a list of group names")
+        }
+        for name in items where getgrnam(name) == nil { throw ConfigError(message: "no group named '\(name)'") }
+        return items
     }
 
     private static func currency(_ value: TOMLReader.Value) throws(ConfigError) -> CurrencyCode {

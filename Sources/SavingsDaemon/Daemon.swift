@@ -53,7 +53,7 @@ public enum Daemon {
                 try PrivatePaths.clearStaleSocket(at: config.socketPath)
                 socket = .path(config.socketPath)
             }
-            listener = try await RPCServer.bind(socket: socket, liveConfig: liveConfig)
+            listener = try await RPCServer.bind(socket: socket, liveConfig: liveConfig, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.status("failed to start: \(error)")

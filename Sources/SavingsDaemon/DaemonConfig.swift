@@ -13,6 +13,12 @@ public struct DaemonConfig: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     public var timeZone: TimeZone = .current
     public var maxLineBytes: Int = 1_048_576
+    /// Most requests in one batch.
+    public var maxBatch: Int = 100
+    /// Who may connect, and the connection limits.
+    public var access = AccessPolicy()
+    /// With a group, the socket is 0660 in a 0750 directory owned by that group.
+    public var socketGroup: String?
     public var displayCurrency = try! CurrencyCode("EUR")
     public var ratesPivot = try! CurrencyCode("USD")
     /// Seconds within which a contribution (and later a month transition) can be undone.
@@ -66,6 +72,7 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.logLevel = new.logLevel
         merged.timeZone = new.timeZone
         merged.maxLineBytes = new.maxLineBytes
+        merged.access = new.access
         merged.displayCurrency = new.displayCurrency
         merged.ratesPivot = new.ratesPivot
         merged.undoWindow = new.undoWindow
@@ -95,6 +102,8 @@ public struct DaemonConfig: Sendable, Equatable {
         var keys: [String] = []
         if new.socketPath != socketPath { keys.append("rpc.socket") }
         if new.databasePath != databasePath { keys.append("database.path") }
+        if new.socketGroup != socketGroup { keys.append("rpc.socket_group") }
+        if new.maxBatch != maxBatch { keys.append("rpc.max_batch") }
         if new.backupPolicy.directory != backupPolicy.directory { keys.append("database.backup_dir") }
         return keys
     }

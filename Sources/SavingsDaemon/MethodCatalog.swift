@@ -22,7 +22,8 @@ public enum MethodCatalog {
 
     /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
     static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, logger: Logger) -> RPCDispatcher {
-        RPCDispatcher(registry: registry(context: context, refresher: refresher, logger: logger), onInternalError: { method, error in
+        RPCDispatcher(registry: registry(context: context, refresher: refresher, logger: logger),
+                      maxBatch: context.liveConfig.current.maxBatch, onInternalError: { method, error in
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
         }, onWrite: { method in
             context.events.publish("data.changed", ["method": .string(method)])

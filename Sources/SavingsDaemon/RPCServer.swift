@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOExtras
@@ -17,7 +18,52 @@ import Synchronization
 /// in our hands and is closed properly, instead of being dropped unfinished (which traps).
 struct RPCListener: Sendable {
     let channel: any Channel
-    let connections: AsyncStream<RPCServer.Connection>
+    let connections: AsyncStream<Accepted>
+}
+
+/// An accepted connection with who is on the other end and what it is doing.
+struct Accepted: Sendable {
+    let connection: RPCServer.Connection
+    let peer: AccessPolicy.Peer?
+    let activity: ConnectionActivity
+}
+
+/// Whether a connection is busy (a request in flight, or subscribed to events): an idle
+/// timeout closes only connections that are neither.
+final class ConnectionActivity: Sendable {
+    private let state = Mutex((inFlight: 0, subscribed: false))
+
+    func begin() { state.withLock { $0.inFlight += 1 } }
+    func end() { state.withLock { $0.inFlight -= 1 } }
+    func subscribe() { state.withLock { $0.subscribed = true } }
+    var isIdle: Bool { state.withLock { $0.inFlight == 0 && !$0.subscribed } }
+}
+
+/// Closes a connection that sent nothing for the idle timeout while idle, or whose peer stopped
+/// reading (its output could not be written for `writeStall`), so no client holds the daemon's
+/// memory or a connection slot forever.
+final class IdleCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let activity: ConnectionActivity
+    let logger: Logger
+
+    init(activity: ConnectionActivity, logger: Logger) {
+        self.activity = activity
+        self.logger = logger
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event as? IdleStateHandler.IdleStateEvent {
+        case .read? where activity.isIdle:
+            logger.debug("closing an idle connection")
+            context.close(promise: nil)
+        case .write? where !context.channel.isWritable:
+            logger.notice("closing a connection whose client stopped reading its answers")
+            context.close(promise: nil)
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
 }
 
 struct RPCServer: Service {
@@ -25,6 +71,7 @@ struct RPCServer: Service {
 
     let listener: RPCListener
     let dispatcher: RPCDispatcher
+    let openConnections = ConnectionCount()
     let liveConfig: LiveConfig
     let notifier: SystemdNotifier
     let events: EventBus
@@ -44,19 +91,33 @@ struct RPCServer: Service {
     }
 
     /// Binds the listening socket: the activated descriptor, or a fresh socket file (mode 0600).
-    static func bind(socket: ListeningSocket, liveConfig: LiveConfig) async throws -> RPCListener {
-        let (connections, continuation) = AsyncStream.makeStream(of: Connection.self)
+    /// How long an answer may wait for a client that does not read (or the idle timeout, if shorter).
+    static let writeStall = TimeAmount.seconds(30)
+
+    static func bind(socket: ListeningSocket, liveConfig: LiveConfig, logger: Logger) async throws -> RPCListener {
+        let (connections, continuation) = AsyncStream.makeStream(of: Accepted.self)
         // Half-closure lets a client send its requests, shut down its write side and still
         // read every answer (as `socat` and `nc -N` do).
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let limit = liveConfig.current.maxLineBytes
+                // Who connected: SO_PEERCRED, read once at accept.
+                let credentials: EventLoopFuture<PeerCredentials>? = (channel as? any SocketOptionProvider)?
+                    .unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+                let peer = credentials.map { future in
+                    future.map { Optional(AccessPolicy.Peer(pid: $0.pid, uid: $0.uid, gid: $0.gid)) }.recover { _ in nil }
+                } ?? channel.eventLoop.makeSucceededFuture(nil)
+                return peer.flatMapThrowing { peer in
+                    let config = liveConfig.current
+                    let activity = ConnectionActivity()
                     try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: limit))
+                        IdleStateHandler(readTimeout: .seconds(Int64(config.access.idleTimeout)),
+                                         writeTimeout: min(Self.writeStall, .seconds(Int64(config.access.idleTimeout)))))
+                    try channel.pipeline.syncOperations.addHandler(IdleCloser(activity: activity, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: config.maxLineBytes))
                     let connection = try Connection(wrappingChannelSynchronously: channel)
-                    if case .terminated = continuation.yield(connection) {
+                    if case .terminated = continuation.yield(Accepted(connection: connection, peer: peer, activity: activity)) {
                         // Accepted after the server stopped: close it cleanly.
                         Task { try? await connection.executeThenClose { _, _ in } }
                     }
@@ -71,7 +132,16 @@ struct RPCServer: Service {
                 let previous = umask(0o077)
                 defer { umask(previous) }
                 channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
-                chmod(path, 0o600)
+                if let group = liveConfig.current.socketGroup, let entry = getgrnam(group) {
+                    // Group members reach the socket: 0660 in a 0750 directory of that group.
+                    let directory = (path as NSString).deletingLastPathComponent
+                    chown(directory, uid_t.max, entry.pointee.gr_gid)
+                    chmod(directory, 0o750)
+                    chown(path, uid_t.max, entry.pointee.gr_gid)
+                    chmod(path, 0o660)
+                } else {
+                    chmod(path, 0o600)
+                }
             }
         } catch {
             continuation.finish()
@@ -87,10 +157,10 @@ struct RPCServer: Service {
             await withDiscardingTaskGroup { group in
                 var lastID: UInt64 = 0
                 // Ends when the listening channel closes (graceful shutdown, below).
-                for await connection in listener.connections {
+                for await accepted in listener.connections {
                     lastID += 1
                     let id = lastID
-                    group.addTask { await serve(connection, id: id) }
+                    group.addTask { await admit(accepted, id: id) }
                 }
             }
         } onGracefulShutdown: {
@@ -101,11 +171,49 @@ struct RPCServer: Service {
         logger.info("RPC server stopped")
     }
 
-    private func serve(_ connection: Connection, id: UInt64) async {
+    /// Checks who connected and whether there is room, then serves or refuses the connection.
+    private func admit(_ accepted: Accepted, id: UInt64) async {
+        let config = liveConfig.current
+        let grant = accepted.peer.map { config.access.grant($0, daemonUID: getuid(), groupsOf: AccessPolicy.groups(of:)) } ?? .denied
+        logger.debug("connection", metadata: ["connection": "\(id)", "peer": "\(accepted.peer.map(\.description) ?? "unknown")",
+                                              "access": "\(grant.rawValue)"])
+        let refusal: RPCError?
+        if grant == .denied {
+            logger.notice("refused a connection: not allowed", metadata: ["peer": "\(accepted.peer.map(\.description) ?? "unknown")"])
+            refusal = RPCError(code: RPCError.domainErrorCode, message: "permission denied: this user may not use savingsd (see [rpc] allow_uids, allow_groups)",
+                               data: ["kind": "permission_denied"])
+        } else if !openConnections.open(limit: config.access.maxConnections) {
+            logger.notice("refused a connection: too many open", metadata: ["limit": "\(config.access.maxConnections)"])
+            refusal = RPCError(code: RPCError.domainErrorCode, message: "too many connections (limit \(config.access.maxConnections)); try again later",
+                               data: ["kind": "busy", "limit": .int(config.access.maxConnections)])
+        } else {
+            refusal = nil
+        }
+        if let refusal {
+            try? await accepted.connection.executeThenClose { inbound, outbound in
+                try await outbound.write(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: refusal))))
+                outbound.finish()
+                // Take in what the client already sent, so closing does not reset the connection
+                // before it has read why (at most a couple of seconds).
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in inbound {} }
+                    group.addTask { try await Pause.sleep(for: .seconds(2)) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+            return
+        }
+        defer { openConnections.close() }
+        await serve(accepted.connection, id: id, activity: accepted.activity, mayWrite: grant == .full)
+    }
+
+    private func serve(_ connection: Connection, id: UInt64, activity: ConnectionActivity, mayWrite: Bool) async {
         let request = SubscriptionRequest()
         let (notifications, notifier) = AsyncStream<JSONValue>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let context = CallContext(connectionID: id, subscribe: { topics in request.set(topics) },
+        var context = CallContext(connectionID: id, subscribe: { topics in request.set(topics) },
                                   notify: { notifier.yield($0) })
+        context.mayWrite = mayWrite
         do {
             try await connection.executeThenClose { inbound, outbound in
                 try await withThrowingDiscardingTaskGroup { group in
@@ -119,13 +227,15 @@ struct RPCServer: Service {
                     }
                     do {
                         for try await frame in inbound.cancelOnGracefulShutdown() {
-                            if let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context) {
-                                try await outbound.write(Self.line(response))
-                            }
+                            activity.begin()
+                            let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context)
+                            activity.end()
+                            if let response { try await outbound.write(Self.line(response)) }
                             // events.subscribe answered: from now on events flow on this connection too.
                             if subscription == nil, let topics = request.take() {
                                 let (subscriber, stream) = events.subscribe(topics: topics, label: "connection \(id)")
                                 subscription = subscriber
+                                activity.subscribe()
                                 group.addTask {
                                     for await event in stream {
                                         try await outbound.write(Self.line(JSONSerializer.bytes(event.notification)))
@@ -162,6 +272,28 @@ struct RPCServer: Service {
         buffer.writeInteger(UInt8(ascii: "\n"))
         return buffer
     }
+}
+
+/// `struct ucred` of SO_PEERCRED (pid_t, uid_t, gid_t), laid out as the kernel writes it.
+struct PeerCredentials: Sendable {
+    var pid: Int32
+    var uid: UInt32
+    var gid: UInt32
+}
+
+/// Connections being served, against `max_connections`.
+final class ConnectionCount: Sendable {
+    private let count = Mutex(0)
+
+    func open(limit: Int) -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func close() { count.withLock { $0 -= 1 } }
 }
 
 /// A pending `events.subscribe` of one connection, set by the handler, taken by the server.

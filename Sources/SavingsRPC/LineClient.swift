@@ -12,7 +12,7 @@ public final class LineClient {
         public var description: String { message }
     }
 
-    private let fd: Int32
+    private var fd: Int32
     private var buffer: [UInt8] = []
 
     public init(socketPath: String) throws(Failure) {
@@ -22,7 +22,7 @@ public final class LineClient {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(socketPath.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
+            Glibc.close(fd)
             throw Failure(message: "socket path is too long: \(socketPath)", unreachable: true)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
@@ -36,13 +36,26 @@ public final class LineClient {
         }
         guard result == 0 else {
             let reason = Self.lastError()
-            close(fd)
+            Glibc.close(fd)
             throw Failure(message: "cannot connect to \(socketPath): \(reason)", unreachable: true)
         }
         self.fd = fd
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Closes the connection now.
+    public func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    /// Makes a send that cannot progress for `milliseconds` fail ("temporarily unavailable")
+    /// instead of blocking: for callers that must not hang on a peer that stopped reading.
+    public func setSendTimeout(milliseconds: Int) {
+        var value = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
 
     /// Sends raw bytes (a newline is not added).
     public func send(_ bytes: [UInt8]) throws(Failure) {

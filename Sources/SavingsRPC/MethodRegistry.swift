@@ -5,6 +5,8 @@ public struct CallContext: Sendable {
     public var subscribe: (@Sendable (_ topics: Set<String>?) -> Void)?
     /// Sends a notification line to the caller while its request runs (progress of long work).
     public var notify: (@Sendable (_ notification: JSONValue) -> Void)?
+    /// False for callers in a read-only group: methods that write are refused with `read_only`.
+    public var mayWrite = true
 
     public init(connectionID: UInt64, subscribe: (@Sendable (_ topics: Set<String>?) -> Void)? = nil,
                 notify: (@Sendable (_ notification: JSONValue) -> Void)? = nil) {

@@ -71,6 +71,9 @@ public struct RPCDispatcher: Sendable {
         guard let spec = registry.spec(method), let handler = registry.handler(method) else {
             return .failure(.methodNotFound(method))
         }
+        if spec.writes, !context.mayWrite {
+            return .failure(RPCError(DomainError(.readOnly, "\(method) changes data, and this user may only read (rpc.read_only_groups)")))
+        }
         do {
             let validated = try registry.validate(params, for: spec)
             let result = try await handler(validated, context)

@@ -126,14 +126,14 @@ class DaemonProcess {
 }
 
 /// Runs `savingsctl` to completion.
-func runCtl(_ arguments: [String], environment: [String: String] = [:],
-            directory workingDirectory: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+func runCtl(_ arguments: [String], environment: [String: String] = [:], directory workingDirectory: String? = nil,
+            executable: String = Binaries.savingsctl) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = try makeScratchDirectory()
     let out = directory + "/out", err = directory + "/err"
     _ = FileManager.default.createFile(atPath: out, contents: nil)
     _ = FileManager.default.createFile(atPath: err, contents: nil)
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Binaries.savingsctl)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
     var env = DaemonProcess.baseEnvironment(directory: directory)

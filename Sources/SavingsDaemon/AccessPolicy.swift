@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+
+/// Who may talk to the daemon (SPEC 9): its own user, root, `allow_uids` and members of
+/// `allow_groups` fully; members of `read_only_groups` for read methods only; nobody else.
+public struct AccessPolicy: Sendable, Equatable {
+    public enum Grant: String, Sendable, Equatable {
+        case full
+        case readOnly = "read_only"
+        case denied
+    }
+
+    /// The peer of a connection, from SO_PEERCRED.
+    public struct Peer: Sendable, Equatable, CustomStringConvertible {
+        public var pid: Int32
+        public var uid: UInt32
+        public var gid: UInt32
+        public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+    }
+
+    public var allowUIDs: Set<UInt32> = []
+    public var allowGroups: [String] = []
+    public var readOnlyGroups: [String] = []
+    public var maxConnections: Int = 64
+    /// Seconds a connection may stay silent (no request in flight, no subscription) before it is closed.
+    public var idleTimeout: Int = 300
+
+    public init() {}
+
+    /// The decision for `peer`; `groupsOf` gives the peer's groups (primary and supplementary).
+    public func grant(_ peer: Peer, daemonUID: UInt32, groupsOf: (Peer) -> Set<UInt32>) -> Grant {
+        if peer.uid == daemonUID || peer.uid == 0 || allowUIDs.contains(peer.uid) { return .full }
+        let groups = groupsOf(peer)
+        if !allowGroups.isEmpty, !groups.isDisjoint(with: Self.gids(allowGroups)) { return .full }
+        if !readOnlyGroups.isEmpty, !groups.isDisjoint(with: Self.gids(readOnlyGroups)) { return .readOnly }
+        return .denied
+    }
+
+    static func gids(_ names: [String]) -> Set<UInt32> {
+        groupDatabase.withLock { _ in Set(names.compactMap { name in getgrnam(name).map { UInt32($0.pointee.gr_gid) } }) }
+    }
+
+    private static let groupDatabase = Mutex(())
+
+    /// The peer's primary group, the supplementary groups of its process (from /proc, as they
+    /// were when it connected), and the groups naming its user in the group database.
+    static func groups(of peer: Peer) -> Set<UInt32> {
+        var groups: Set<UInt32> = [peer.gid]
+        if let status = try? String(contentsOfFile: "/proc/\(peer.pid)/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") }) {
+            for field in line.dropFirst("Groups:".count).split(separator: " ") {
+                if let gid = UInt32(field.trimmingCharacters(in: .whitespaces)) { groups.insert(gid) }
+            }
+        }
+        // getpwuid and getgrent share static state: one reader at a time.
+        groupDatabase.withLock { _ in
+            guard let user = getpwuid(peer.uid).map({ String(cString: $0.pointee.pw_name) }) else { return }
+            setgrent()
+            while let entry = getgrent() {
+                var member = entry.pointee.gr_mem
+                while let name = member?.pointee {
+                    if String(cString: name) == user { groups.insert(UInt32(entry.pointee.gr_gid)) }
+                    member = member?.advanced(by: 1)
+                }
+            }
+            endgrent()
+        }
+        return groups
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import SavingsRPC
+import Testing
+
+/// Runs savingsctl as another user (nobody) with extra groups, as a stranger on the machine would.
+func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    try runCtl(["--reuid=65534", "--regid=65534", "--groups=\(groups.map(String.init).joined(separator: ","))", "--",
+                Binaries.savingsctl] + arguments, executable: "/usr/bin/setpriv")
+}
+
+@Suite struct AccessTests {
+    static let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && getgrnam("users") != nil
+
+    /// A daemon whose socket the `users` group (gid 100) can reach.
+    func sharedDaemon(_ extra: [String: String]) throws -> DaemonProcess {
+        let directory = try makeScratchDirectory()
+        chmod(directory, 0o755)
+        return try DaemonProcess(directory: directory, environment: ["SAVINGSD_SOCKET_GROUP": "users", "SAVINGSD_LOG_LEVEL": "debug"]
+            .merging(extra) { $1 })
+    }
+
+    @Test(.enabled(if: canSwitchUser, "needs root, setpriv and a 'users' group"))
+    func strangersAreRefusedReadOnlyGroupsMayOnlyRead() throws {
+        let closed = try sharedDaemon([:])
+        #expect(fileMode(closed.socketPath) == 0o660)
+        #expect(fileMode(closed.directory) == 0o750)
+        let stranger = try runCtlAsNobody(groups: [100], ["--socket", closed.socketPath, "status"])
+        #expect(stranger.status == 1)
+        #expect(stranger.stderr.contains("permission denied"), "\(stranger.stderr)")
+        #expect(closed.log.contains("uid 65534"), "the peer's credentials are logged")
+
+        let readers = try sharedDaemon(["SAVINGSD_READ_ONLY_GROUPS": "users"])
+        _ = try readers.call("goal.create", ["name": "House", "currency": "EUR", "target_amount": "1000", "deadline": "2030-01-01"])
+        let read = try runCtlAsNobody(groups: [100], ["--socket", readers.socketPath, "goal", "list"])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("House"))
+        let write = try runCtlAsNobody(groups: [100], ["--socket", readers.socketPath, "goal", "archive", "House"])
+        #expect(write.status == 1)
+        #expect(write.stderr.contains("read_only"), "\(write.stderr)")
+
+        let allowed = try sharedDaemon(["SAVINGSD_ALLOW_UIDS": "65534"])
+        let written = try runCtlAsNobody(groups: [100], ["--socket", allowed.socketPath, "call", "goal.create",
+                                                         #"{"name":"Bike","currency":"EUR","target_amount":"500","deadline":"2030-01-01"}"#])
+        #expect(written.status == 0, "\(written.stderr)")
+    }
+
+    @Test func connectionsBeyondTheLimitAreTurnedAwayBusy() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_MAX_CONNECTIONS": "2"])
+        let first = try daemon.raw(), second = try daemon.raw()
+        try first.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#)
+        try second.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#)
+        _ = try first.readLine()
+        _ = try second.readLine()
+        let third = try daemon.raw()
+        let refusal = try JSONParser.parse(try #require(try third.readLine()))
+        #expect(refusal["error"]?["data"]?["kind"] == "busy")
+        #expect(try third.readLine() == nil, "and the connection is closed")
+        first.close()
+        try waitUntil(timeout: 5) { (try? daemon.call("daemon.ping"))?["pong"] == true }
+    }
+
+    @Test func idleConnectionsAreClosedButSubscribersAndLongRequestsStay() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_IDLE_TIMEOUT": "1"])
+        let idle = try daemon.raw()
+        let subscriber = try daemon.raw()
+        try subscriber.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+        _ = try subscriber.readLine()
+        #expect(try idle.readLine(timeoutMilliseconds: 5_000) == nil, "closed after a second of silence")
+        Thread.sleep(forTimeInterval: 1.5)
+        _ = try daemon.call("goal.create", ["name": "House", "currency": "EUR", "target_amount": "1000", "deadline": "2030-01-01"])
+        let event = try #require(try subscriber.readLine(timeoutMilliseconds: 5_000), "a subscriber is not idle")
+        #expect(event.contains("\"method\":\"event\"") || event.contains("event"))
+    }
+
+    @Test func batchesAboveTheLimitAreRefusedNamingIt() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_MAX_BATCH": "3"])
+        let client = try daemon.raw()
+        let ping = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#
+        try client.sendLine("[" + Array(repeating: ping, count: 4).joined(separator: ",") + "]")
+        let answer = try JSONParser.parse(try #require(try client.readLine()))
+        #expect(answer["error"]?["code"] == -32600)
+        #expect(answer["error"]?["message"]?.stringValue?.contains("at most 3") == true)
+        try client.sendLine("[" + Array(repeating: ping, count: 3).joined(separator: ",") + "]")
+        #expect(try JSONParser.parse(try #require(try client.readLine())).arrayValue?.count == 3)
+    }
+
+    @Test func aClientThatDoesNotReadIsDisconnectedAndTheDaemonCarriesOn() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_IDLE_TIMEOUT": "2"])
+        let greedy = try daemon.raw()
+        let request = #"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#
+        greedy.setSendTimeout(milliseconds: 500)
+        var sent = 0
+        let deadline = Date().addingTimeInterval(20)
+        // Keep asking without reading: the answers pile up until the daemon gives up on us.
+        while Date() < deadline {
+            do {
+                try greedy.sendLine(request)
+                sent += 1
+            } catch {
+                if error.message.contains("temporarily unavailable") { continue }
+                break
+            }
+        }
+        #expect(Date() < deadline, "the daemon closed the connection (after \(sent) unread requests)")
+        #expect(try daemon.call("daemon.ping")["pong"] == true)
+        let rss = (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        #expect(rss < 200_000, "RSS \(rss) kB stays bounded")
+    }
+}
