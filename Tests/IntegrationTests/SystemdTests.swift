@@ -63,4 +63,27 @@ import Testing
         #expect(process.terminationStatus == 0, "systemd-analyze verify: \(log)")
         #expect(log.isEmpty, "systemd-analyze printed warnings: \(log)")
     }
+
+    /// The system unit's sandbox: `systemd-analyze security` must rate its exposure 2.0 or lower.
+    @Test func systemUnitIsSandboxed() throws {
+        let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("systemd/savingsd.service").path
+        let directory = try makeScratchDirectory()
+        let output = directory + "/security.log"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        process.arguments = ["security", "--offline=true", "--no-pager", unit]
+        process.environment = DaemonProcess.baseEnvironment(directory: directory)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        let log = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let line = try #require(log.split(separator: "\n").first { $0.contains("Overall exposure level") }, "\(log)")
+        let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Decimal(string: String($0)) }
+        let exposure = try #require(score, "\(line)")
+        #expect(exposure <= 2, "exposure \(exposure) is above 2.0")
+    }
 }
