@@ -82,7 +82,10 @@ public enum Daemon {
         let reload = ReloadService(liveConfig: liveConfig, logLevel: logLevel, notifier: notifier, logger: logger) {
             () throws(ConfigError) -> DaemonConfig in try loadConfig(options: options)
         }
-        let heartbeat = HeartbeatService(database: database, notifier: notifier, logger: logger)
+        let probeSocket = listener.channel.localAddress?.pathname ?? config.socketPath
+        let heartbeat = HeartbeatService(database: database, notifier: notifier, logger: logger) {
+            await HeartbeatService.pingOverSocket(probeSocket)
+        }
         let hook = EventHookService(events: events, liveConfig: liveConfig, logger: logger)
         let scheduler = MonthScheduler(context: context, logger: logger)
         // Plans of the current month exist and the rollover is recorded before READY=1.

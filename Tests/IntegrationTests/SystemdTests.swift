@@ -11,6 +11,19 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// The pings come from the serving path: when requests can no longer reach the daemon
+    /// (here its socket file is gone), the pings stop and systemd would restart it.
+    @Test func watchdogPingsStopWhenTheSocketStopsAnswering() throws {
+        let daemon = try DaemonProcess(environment: ["WATCHDOG_USEC": "400000"])
+        #expect(daemon.notify.wait(for: "WATCHDOG=1", timeout: 10))
+        unlink(daemon.socketPath)
+        daemon.notify.drain(waitMilliseconds: 500)
+        let before = daemon.notify.count(of: "WATCHDOG=1")
+        daemon.notify.drain(waitMilliseconds: 1_500)
+        #expect(daemon.notify.count(of: "WATCHDOG=1") == before, "no pings while the socket cannot be reached")
+        #expect(daemon.log.contains("did not answer daemon.ping"))
+    }
+
     @Test func noWatchdogPingsWhenNotAskedFor() throws {
         let daemon = try DaemonProcess()
         usleep(500_000)
