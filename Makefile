@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime
 BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench fuzz clean
 
 all: build
 
@@ -41,6 +41,14 @@ test: deps
 bench: deps
 	$(SWIFT) build -c release --product savings-bench
 	$$($(SWIFT) build -c release --show-bin-path)/savings-bench
+
+# libFuzzer over the request decoder and parameter validation (FUZZ_SECONDS, default 600).
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	Fuzz/build.sh
+	mkdir -p .build/fuzz/corpus
+	ASAN_OPTIONS=detect_leaks=0 .build/fuzz/fuzz-requests -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/corpus
 
 clean:
 	rm -rf .build

@@ -227,6 +227,9 @@ struct RPCServer: Service {
                     }
                     do {
                         for try await frame in inbound.cancelOnGracefulShutdown() {
+                            // A whole over-long line can arrive in one read, before the decoder's
+                            // buffer limit applies: the limit is checked on every line too.
+                            if frame.readableBytes > liveConfig.current.maxLineBytes { throw LineTooLong() }
                             activity.begin()
                             let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context)
                             activity.end()
@@ -243,7 +246,7 @@ struct RPCServer: Service {
                                 }
                             }
                         }
-                    } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                    } catch where error is ByteToMessageDecoderError.PayloadTooLargeError || error is LineTooLong {
                         let limit = liveConfig.current.maxLineBytes
                         logger.notice("closing connection: request line too large", metadata: ["connection": "\(id)"])
                         let error = RPCError(code: RPCError.domainErrorCode, message: "request line exceeds the limit of \(limit) bytes",
@@ -273,6 +276,9 @@ struct RPCServer: Service {
         return buffer
     }
 }
+
+/// A request line longer than `max_line_bytes`.
+struct LineTooLong: Error {}
 
 /// `struct ucred` of SO_PEERCRED (pid_t, uid_t, gid_t), laid out as the kernel writes it.
 struct PeerCredentials: Sendable {

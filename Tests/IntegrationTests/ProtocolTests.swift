@@ -70,6 +70,17 @@ import Testing
         #expect(typed.data?["param"] == "name")
     }
 
+    /// Found by the socket fuzz test: a complete over-long line arriving in one read used to be
+    /// decoded before the buffer limit applied, so it was answered instead of refused.
+    @Test func overLongLineInOneWriteIsRefusedToo() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_MAX_LINE_BYTES": "1024"])
+        let c = try daemon.raw()
+        try c.sendLine(#"{"jsonrpc":"2.0","method":"daemon.ping","id":"\#(String(repeating: "x", count: 3000))"}"#)
+        let reply = try JSONParser.parse(try #require(try c.readLine()))
+        #expect(reply["error"]?["data"]?["kind"] == "too_large")
+        #expect(try c.readLine() == nil, "the connection must be closed")
+    }
+
     @Test func overLongLineIsRefusedAndOnlyThatConnectionCloses() throws {
         let daemon = try DaemonProcess(environment: ["SAVINGSD_MAX_LINE_BYTES": "4096"])
         let bystander = try daemon.raw()
