@@ -71,10 +71,26 @@ public struct MethodRegistry: Sendable {
                 }
             case let value?:
                 if let problem = param.check(value) { throw RPCError.invalidParams(problem, param: param.name) }
+                if let longest = Self.longestString(in: value), longest > Self.maxStringBytes {
+                    throw RPCError.invalidParams("\(param.name) holds a string of \(longest) bytes; at most \(Self.maxStringBytes) are accepted",
+                                                 param: param.name)
+                }
                 accepted[param.name] = value
             }
         }
         return Params(accepted)
+    }
+
+    /// Longest string accepted anywhere in a parameter (names, notes and paths are far shorter).
+    public static let maxStringBytes = 65_536
+
+    static func longestString(in value: JSONValue) -> Int? {
+        switch value {
+        case .string(let text): text.utf8.count
+        case .array(let items): items.compactMap(longestString).max()
+        case .object(let members): members.values.compactMap(longestString).max()
+        default: nil
+        }
     }
 
     /// Adds `help` and `rpc.discover`, generated from everything registered so far.

@@ -53,6 +53,25 @@ import Testing
         #expect(response?["id"] == 1)
     }
 
+    @Test func overLongStringsAreRefusedNamingTheParameter() async {
+        let long = String(repeating: "n", count: MethodRegistry.maxStringBytes + 1)
+        let response = await send(#"{"jsonrpc": "2.0", "method": "amount.echo", "params": {"amount": "1", "note": "\#(long)"}, "id": 1}"#)
+        #expect(response?["error"]?["code"] == -32602)
+        #expect(response?["error"]?["data"]?["param"] == "note")
+        let fine = await send(#"{"jsonrpc": "2.0", "method": "amount.echo", "params": {"amount": "1", "note": "short"}, "id": 2}"#)
+        #expect(fine?["result"] != nil)
+    }
+
+    @Test func readOnlyCallersMayNotWrite() async {
+        var context = CallContext(connectionID: 1)
+        context.mayWrite = false
+        let write = await dispatcher.call("amount.echo", params: ["amount": "1"], context: context)
+        guard case .failure(let error) = write else { Issue.record("a write went through"); return }
+        #expect(error.data?["kind"] == "read_only")
+        let read = await dispatcher.call("get_data", params: [:], context: context)
+        guard case .success = read else { Issue.record("a read was refused"); return }
+    }
+
     @Test func notificationsGetNoResponse() async {
         #expect(await send(#"{"jsonrpc": "2.0", "method": "notify_hello", "params": {"value": 5}}"#) == nil)
         #expect(await send(#"{"jsonrpc": "2.0", "method": "foobar"}"#) == nil)
