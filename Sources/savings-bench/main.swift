@@ -4,19 +4,9 @@ import SavingsCore
 // Cost of the derived-contribution calculator against the number of change points in the
 // window. Figures are ratios to the 1k-point run measured in the same process.
 
-struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func timeline(points: Int, goals: Int, seed: UInt64) -> AssetTimeline {
-    var random = Generator(state: seed)
+    var random = SeededGenerator(state: seed)
     let ids = (0..<goals).map { _ in UUID() }
     let start = Date(timeIntervalSince1970: 1_800_000_000)
     var changes: [AssetTimeline.Change] = []

@@ -37,7 +37,8 @@ import Testing
 
         // Fill the volume.
         let filler = volume + "/filler"
-        let handle = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: filler, contents: nil); return filler }()))
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: filler))
         let block = Data(repeating: 0x55, count: 64 * 1024)
         while (try? handle.write(contentsOf: block)) != nil {}
         try? handle.close()

@@ -2,17 +2,7 @@ import Foundation
 import Testing
 @testable import SavingsCore
 
-/// A small deterministic generator so property tests reproduce from their seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededGenerator {
     /// A decimal with up to `scale` places in [0, maxUnits).
     mutating func amount(maxUnits: UInt64, scale: Int) -> Decimal {
         Decimal(Int(next() % (maxUnits * UInt64(pow10(scale))))) / Decimal(pow10(scale))
