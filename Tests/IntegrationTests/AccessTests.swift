@@ -9,7 +9,19 @@ func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int
 }
 
 @Suite struct AccessTests {
-    static let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && getgrnam("users") != nil
+    static let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        && getgrnam("users") != nil && executableByOthers(Binaries.savingsctl)
+
+    /// Whether another user can run `path`: every directory on the way searchable, the file executable.
+    static func executableByOthers(_ path: String) -> Bool {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            var info = stat()
+            guard stat(prefix, &info) == 0, info.st_mode & S_IXOTH != 0 else { return false }
+        }
+        return true
+    }
 
     /// A daemon whose socket the `users` group (gid 100) can reach.
     func sharedDaemon(_ extra: [String: String]) throws -> DaemonProcess {
