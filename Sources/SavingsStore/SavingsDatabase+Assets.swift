@@ -73,26 +73,40 @@ extension SavingsDatabase {
             || AllocationRecord.filter(Column("asset_id") == assetID).fetchCount(db) > 0
     }
 
-    /// Sum of the asset's transactions dated at or before `instant`.
+    /// Sum of the asset's transactions dated at or before `instant`: the maintained total less
+    /// the transactions dated after `instant` (for "now", almost always none).
     static func balance(assetID: String, at instant: Date, _ db: Database) throws -> Decimal {
-        // Streamed: years of transactions never sit in memory at once.
-        let amounts = try String.fetchCursor(db, sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date <= ?",
-                                             arguments: [assetID, Timestamp.format(instant)])
-        var total = Decimal(0)
-        while let amount = try amounts.next() { total += try Amount.parse(amount) }
+        var total = try String.fetchOne(db, sql: "SELECT total FROM asset_balance WHERE asset_id = ?", arguments: [assetID])
+            .map { try Amount.parse($0) } ?? 0
+        let later = try String.fetchCursor(db, sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date > ?",
+                                           arguments: [assetID, Timestamp.format(instant)])
+        while let amount = try later.next() { total -= try Amount.parse(amount) }
         return total
     }
 
-    /// One consistent snapshot of everything the figures depend on.
+    /// One consistent snapshot of everything the figures depend on; served from the cache
+    /// until a write commits or a transaction's date is reached.
     public func portfolio(now: Date, pivot: CurrencyCode) async throws -> Portfolio {
+        if let cached = figures.lookup(now: now, pivot: pivot) { return cached }
+        let version = figures.version
+        let (portfolio, validUntil) = try await loadPortfolio(now: now, pivot: pivot)
+        figures.store(portfolio, version: version, now: now, pivot: pivot, validUntil: validUntil)
+        return portfolio
+    }
+
+    private func loadPortfolio(now: Date, pivot: CurrencyCode) async throws -> (Portfolio, Date?) {
         try await read { db in
             let goals = try GoalRecord.order(Column("name_key")).fetchAll(db).map { try $0.goal() }
             let assets = try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
+            // Maintained totals, less whatever is dated after now.
             var sums: [String: Decimal] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT asset_id, amount FROM asset_transaction WHERE date <= ?",
-                                           arguments: [Timestamp.format(now)])
-            while let row = try rows.next() {
-                sums[row["asset_id"] as String, default: 0] += try Amount.parse(row["amount"] as String)
+            for row in try Row.fetchAll(db, sql: "SELECT asset_id, total FROM asset_balance") {
+                sums[row["asset_id"] as String] = try Amount.parse(row["total"] as String)
+            }
+            let later = try Row.fetchCursor(db, sql: "SELECT asset_id, amount FROM asset_transaction WHERE date > ?",
+                                            arguments: [Timestamp.format(now)])
+            while let row = try later.next() {
+                sums[row["asset_id"] as String, default: 0] -= try Amount.parse(row["amount"] as String)
             }
             var balances: [UUID: Decimal] = [:]
             for (id, sum) in sums { balances[try StoreKey.uuid(id)] = sum }
@@ -101,8 +115,10 @@ extension SavingsDatabase {
             let rates = try RateRecord.fetchAll(db, sql: """
                 SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
                 """).map { try $0.exchangeRate() }
-            return Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
-                             rates: RateTable(rates: rates, pivot: pivot))
+            let next = try String.fetchOne(db, sql: "SELECT MIN(date) FROM asset_transaction WHERE date > ?",
+                                           arguments: [Timestamp.format(now)]).flatMap { try? Timestamp.parse($0, field: "date") }
+            return (Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
+                              rates: RateTable(rates: rates, pivot: pivot)), next)
         }
     }
 }

@@ -82,6 +82,17 @@ extension SavingsDatabase {
             }
         }
         invariants.append(.init(name: "amounts are exact decimals", problems: amounts))
+        var sums: [String: Decimal] = [:]
+        let transactions = try Row.fetchCursor(db, sql: "SELECT asset_id, amount FROM asset_transaction")
+        while let row = try transactions.next() { sums[row["asset_id"] as String, default: 0] += (try? Amount.parse(row["amount"] as String)) ?? 0 }
+        var kept: [String: Decimal] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT asset_id, total FROM asset_balance") {
+            kept[row["asset_id"] as String] = (try? Amount.parse(row["total"] as String)) ?? -1
+        }
+        let mismatched = Set(sums.keys).union(kept.keys).filter { (sums[$0] ?? 0) != (kept[$0] ?? 0) }.sorted()
+        invariants.append(.init(name: "asset balances match their transactions", problems: mismatched.prefix(problemLimit).map {
+            "asset \($0): kept \(Amount.plainText(kept[$0] ?? 0)), transactions sum to \(Amount.plainText(sums[$0] ?? 0))"
+        }))
         return CheckReport(integrity: integrityLines, foreignKeys: foreignKeys, invariants: invariants)
     }
 }

@@ -6,6 +6,7 @@ import SavingsCore
 /// SQL lives here and nowhere else. Every write is one transaction, committed before return.
 public struct SavingsDatabase: Sendable {
     let writer: any DatabaseWriter
+    let figures = FigureCache()
 
     /// Opens (creating if needed) the database file, refusing one written by a newer schema.
     ///
@@ -25,6 +26,7 @@ public struct SavingsDatabase: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            db.add(function: Schema.decimalAdd)
         }
         let pool: DatabasePool
         do {
@@ -41,6 +43,7 @@ public struct SavingsDatabase: Sendable {
     public static func inMemory() throws -> SavingsDatabase {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in db.add(function: Schema.decimalAdd) }
         let database = SavingsDatabase(writer: try DatabaseQueue(configuration: configuration))
         try database.migrate()
         return database
@@ -140,6 +143,8 @@ public struct SavingsDatabase: Sendable {
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
+            // Invalidate after the commit (and also after a failed attempt: harmless).
+            defer { figures.invalidate() }
             return try await writer.write(body)
         } catch {
             throw StoreError.clientFacing(error)

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import SavingsCore
 
 /// Forward-only schema migrations. Each migration runs in its own transaction; identifiers
 /// are permanent once released.
@@ -160,6 +162,51 @@ enum Schema {
                 );
                 """)
         }
+        migrator.registerMigration("v6-balances") { db in
+            // Each asset's total, kept exact by triggers (decimal_add is savingsd's exact decimal
+            // addition), so figures never sum years of transactions again.
+            try db.execute(sql: """
+                CREATE TABLE asset_balance (
+                    asset_id TEXT PRIMARY KEY NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    total TEXT NOT NULL
+                );
+                CREATE INDEX asset_transaction_by_time ON asset_transaction(date);
+                CREATE TRIGGER asset_balance_after_insert AFTER INSERT ON asset_transaction BEGIN
+                    INSERT INTO asset_balance (asset_id, total) VALUES (NEW.asset_id, NEW.amount)
+                    ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount);
+                END;
+                CREATE TRIGGER asset_balance_after_delete AFTER DELETE ON asset_transaction BEGIN
+                    UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount) WHERE asset_id = OLD.asset_id;
+                END;
+                CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset_id ON asset_transaction BEGIN
+                    UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount) WHERE asset_id = OLD.asset_id;
+                    INSERT INTO asset_balance (asset_id, total) VALUES (NEW.asset_id, NEW.amount)
+                    ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount);
+                END;
+                """)
+            var totals: [String: Decimal] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT asset_id, amount FROM asset_transaction")
+            while let row = try rows.next() { totals[row["asset_id"] as String, default: 0] += try Amount.parse(row["amount"] as String) }
+            for (asset, total) in totals {
+                try db.execute(sql: "INSERT INTO asset_balance (asset_id, total) VALUES (?, ?)", arguments: [asset, Amount.plainText(total)])
+            }
+        }
         return migrator
+    }
+
+    /// `decimal_add(a, b)`: exact decimal addition of two decimal texts ("--x" is read as "x",
+    /// so the delete trigger can negate by prefixing '-').
+    static let decimalAdd = DatabaseFunction("decimal_add", argumentCount: 2, pure: true) { values in
+        func parse(_ value: DatabaseValue) throws -> Decimal {
+            guard var text = String.fromDatabaseValue(value) else { throw StoreError.corrupt("decimal_add of a non-text value") }
+            var negate = false
+            while text.hasPrefix("-") {
+                negate.toggle()
+                text.removeFirst()
+            }
+            let amount = try Amount.parse(text)
+            return negate ? -amount : amount
+        }
+        return Amount.plainText(try parse(values[0]) + parse(values[1]))
     }
 }
