@@ -8,14 +8,43 @@ public enum Timestamp {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let withoutFraction = Date.ISO8601FormatStyle()
 
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, computed with integer calendar arithmetic (proleptic
+    /// Gregorian, as ISO 8601 prescribes): this runs for every stored row, so no formatter.
     public static func format(_ date: Date) -> String {
         let millis = milliseconds(date)
+        let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
+        let inDay = millis - days * 86_400_000
+        let (year, month, day) = civil(fromDays: days)
+        guard (1583...9999).contains(year) else { return foundationFormat(millis) }
+        let hour = Int(inDay / 3_600_000), minute = Int(inDay / 60_000 % 60), second = Int(inDay / 1000 % 60), fraction = Int(inDay % 1000)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(fraction, 3))Z"
+    }
+
+    /// Before the Gregorian reform (and beyond four-digit years) Foundation's calendar rules
+    /// apply, as they do when parsing.
+    static func foundationFormat(_ millis: Int64) -> String {
         let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        let fraction = millis - seconds * 1000
         var text = withoutFraction.format(Date(timeIntervalSince1970: TimeInterval(seconds)))
-        let digits = String(fraction)
-        text.insert(contentsOf: "." + String(repeating: "0", count: 3 - digits.count) + digits, at: text.index(before: text.endIndex))
+        text.insert(contentsOf: "." + pad(Int(millis - seconds * 1000), 3), at: text.index(before: text.endIndex))
         return text
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    /// Year, month and day of a day count since 1970-01-01 (H. Hinnant's civil_from_days).
+    static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
     }
 
     /// Parses an ISO 8601 instant with or without fractional seconds.

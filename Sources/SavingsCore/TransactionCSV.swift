@@ -119,6 +119,7 @@ public struct TransactionCSVFormat: Sendable {
     public let columns: [String: Int]
     public let timeZone: TimeZone
     public let now: Date
+    private let calendar: Calendar
     public static let maxExternalIDLength = 200
 
     /// Reads the header; unknown or missing columns are refused with the line number.
@@ -139,6 +140,9 @@ public struct TransactionCSVFormat: Sendable {
         self.columns = columns
         self.timeZone = timeZone
         self.now = now
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
     }
 
     /// A row, or the reason it is refused (prefixed with nothing: the caller adds the line).
@@ -152,8 +156,6 @@ public struct TransactionCSVFormat: Sendable {
         let dateText = value("date") ?? ""
         let date: Date
         if dateText.count == 10, let day = try? CalendarDate(parsing: dateText, field: "date") {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = timeZone
             date = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
         } else if let instant = try? Timestamp.parse(dateText, field: "date") {
             date = instant

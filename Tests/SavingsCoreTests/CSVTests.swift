@@ -51,3 +51,18 @@ import Testing
         #expect(StableHash.hex128("abc").count == 32)
     }
 }
+
+@Suite struct TimestampFormatTests {
+    /// The integer formatter agrees with Foundation's calendar (whole seconds, integer
+    /// milliseconds) everywhere, including leap days, century years and before 1970.
+    @Test func integerFormattingMatchesFoundation() {
+        var random = SeededGenerator(state: 42)
+        var instants: [Int64] = [0, -1, 1, 951_782_400_000, 4_107_542_399_999, -62_135_596_800_000, 253_402_300_799_999,
+                                 -86_400_000, 1_709_164_800_000, 1_582_934_400_000]
+        for _ in 0..<20_000 { instants.append(Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &random)) }
+        for millis in instants {
+            let date = Date(timeIntervalSince1970: TimeInterval(millis) / 1000)
+            #expect(Timestamp.format(date) == Timestamp.foundationFormat(millis), "\(millis)")
+        }
+    }
+}
