@@ -240,7 +240,7 @@ public enum LegacyImporter {
             let contributed = autoCreated[key]?.reduce(0, +) ?? 0
             var requirement = RequirementCalculator.requirement(for: owner.goal, currentTotal: contributed, month: owner.month, thresholds: thresholds)
             if let entry { requirement.requiredMonthly = entry.plan.requiredMonthly }
-            let state = planState(month: owner.month, current: current, record: recordByMonth[owner.month], legacy: entry?.plan.state)
+            let state = planState(month: owner.month, current: current, record: recordByMonth[owner.month])
             states[state.rawValue, default: 0] += 1
             let created = entry?.plan.createdDate ?? now
             plan.plans.append(MonthlyPlan(id: owner.id, goalID: owner.goal.id, month: owner.month, currency: owner.goal.currency,
@@ -253,12 +253,14 @@ public enum LegacyImporter {
         plan.steps.append(.init(name: "plan states", counts: states))
 
         // Executed months: planned against the contributions the earlier app recorded.
+        let goalsByID = Dictionary(uniqueKeysWithValues: plan.goals.map { ($0.id, $0) })
+        let importedByPlan = Dictionary(grouping: plan.contributions, by: \.planID)
         for record in recordByMonth.values.sorted(by: { $0.month < $1.month }) where ["closed", "completed", "executing"].contains(record.status) {
             let closed = record.status != "executing"
             guard closed || record.month == current else { continue }
             let lines = plan.plans.filter { $0.month == record.month }.map { monthPlan in
-                let goal = plan.goals.first { $0.id == monthPlan.goalID }!
-                let contributed = plan.contributions.filter { $0.planID == monthPlan.id && $0.currency == goal.currency }.reduce(Decimal(0)) { $0 + $1.amount }
+                let goal = goalsByID[monthPlan.goalID]!
+                let contributed = (importedByPlan[monthPlan.id] ?? []).filter { $0.currency == goal.currency }.reduce(Decimal(0)) { $0 + $1.amount }
                 return LegacyImportPlan.Month.Line(goalID: goal.id, goalName: goal.name, currency: goal.currency, planned: monthPlan.plannedAmount,
                                                    contributed: contributed, isProtected: monthPlan.isProtected, isSkipped: monthPlan.isSkipped)
             }
@@ -289,7 +291,7 @@ public enum LegacyImporter {
 
     /// Past months are completed; the current and later ones stay drafts unless the earlier app
     /// was executing the current month.
-    static func planState(month: MonthLabel, current: MonthLabel, record: LegacyDocument.ExecutionRecord?, legacy: String?) -> MonthlyPlan.State {
+    static func planState(month: MonthLabel, current: MonthLabel, record: LegacyDocument.ExecutionRecord?) -> MonthlyPlan.State {
         if let record {
             if record.status == "closed" || record.status == "completed" { return .completed }
             if record.status == "executing" { return month == current ? .executing : .completed }

@@ -10,7 +10,8 @@ public struct AccessPolicy: Sendable, Equatable {
         case denied
     }
 
-    /// The peer of a connection, from SO_PEERCRED.
+    /// The peer of a connection: read directly by SO_PEERCRED, so its stored properties keep
+    /// the layout of `struct ucred` (pid_t, uid_t, gid_t).
     public struct Peer: Sendable, Equatable, CustomStringConvertible {
         public var pid: Int32
         public var uid: UInt32

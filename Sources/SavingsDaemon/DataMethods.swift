@@ -103,12 +103,13 @@ enum DataMethods {
             throw DomainError.invalidField("format", "'\(format)' is not a supported format (csv)")
         }
         let partial = params.bool("partial") ?? false
+        let asset = try params.requiredString("asset")
         var progress: (@Sendable (String, Int) -> Void)?
         if params.bool("progress") == true {
             progress = { @Sendable phase, rows in call.progress("tx.import", phase: phase, done: rows) }
         }
         let result = try await database.importTransactions(
-            asset: try params.requiredString("asset"), path: try absolutePath(params), partial: partial,
+            asset: asset, path: try absolutePath(params), partial: partial,
             now: context.clock.now(), timeZone: context.timeZone,
             progress: progress)
         if !partial, result.problemCount > 0 {
@@ -118,7 +119,7 @@ enum DataMethods {
                               details: ["field": "path", "problems": String(result.problemCount), "first_line": String(result.problems[0].line)])
         }
         if result.inserted > 0 {
-            context.events.publish("tx.imported", ["asset": .string(try params.requiredString("asset")), "count": .int(result.inserted)])
+            context.events.publish("tx.imported", ["asset": .string(asset), "count": .int(result.inserted)])
         }
         return [
             "rows": .int(result.rows), "imported": .int(result.inserted), "already_present": .int(result.alreadyPresent),

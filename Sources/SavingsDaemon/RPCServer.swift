@@ -102,10 +102,10 @@ struct RPCServer: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 // Who connected: SO_PEERCRED, read once at accept.
-                let credentials: EventLoopFuture<PeerCredentials>? = (channel as? any SocketOptionProvider)?
+                let credentials: EventLoopFuture<AccessPolicy.Peer>? = (channel as? any SocketOptionProvider)?
                     .unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
                 let peer = credentials.map { future in
-                    future.map { Optional(AccessPolicy.Peer(pid: $0.pid, uid: $0.uid, gid: $0.gid)) }.recover { _ in nil }
+                    future.map { Optional($0) }.recover { _ in nil }
                 } ?? channel.eventLoop.makeSucceededFuture(nil)
                 return peer.flatMapThrowing { peer in
                     let config = liveConfig.current
@@ -279,13 +279,6 @@ struct RPCServer: Service {
 
 /// A request line longer than `max_line_bytes`.
 struct LineTooLong: Error {}
-
-/// `struct ucred` of SO_PEERCRED (pid_t, uid_t, gid_t), laid out as the kernel writes it.
-struct PeerCredentials: Sendable {
-    var pid: Int32
-    var uid: UInt32
-    var gid: UInt32
-}
 
 /// Connections being served, against `max_connections`.
 final class ConnectionCount: Sendable {

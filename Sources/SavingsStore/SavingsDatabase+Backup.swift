@@ -108,9 +108,7 @@ extension SavingsDatabase {
 
     /// Removes the oldest automatic backups beyond `keep` (names sort by time).
     static func prune(_ policy: BackupPolicy) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: policy.directory) else { return }
-        let backups = names.filter { $0.hasPrefix("savingsd-") && $0.hasSuffix(".db") }.sorted()
-        for name in backups.dropLast(max(policy.keep, 1)) {
+        for name in automaticBackups(policy).dropLast(max(policy.keep, 1)) {
             try? FileManager.default.removeItem(atPath: policy.directory + "/" + name)
         }
     }

@@ -64,10 +64,12 @@ extension SavingsDatabase {
 
     /// Whether anything a user entered is stored.
     public func isEmpty() async throws -> Bool {
-        try await read { db in
-            try ["goal", "asset", "asset_transaction", "rate"].allSatisfy { table in
-                try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == 0
-            }
+        try await read { db in try Self.isEmpty(db) }
+    }
+
+    static func isEmpty(_ db: Database) throws -> Bool {
+        try ["goal", "asset", "asset_transaction", "rate"].allSatisfy { table in
+            try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == 0
         }
     }
 
@@ -80,10 +82,7 @@ extension SavingsDatabase {
             throw DomainError.invalidField("document", "unknown section '\(unknown)'")
         }
         return try await write { db in
-            let empty = try ["goal", "asset", "asset_transaction", "rate"].allSatisfy { table in
-                try Int.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") == 0
-            }
-            guard empty || replace else {
+            guard try Self.isEmpty(db) || replace else {
                 throw DomainError(.conflict, "the database is not empty; pass replace: true to replace its data (a backup is made first)")
             }
             for (_, table, _) in Self.transferSections.reversed() { try db.execute(sql: "DELETE FROM \(table)") }

@@ -25,7 +25,7 @@ import Testing
     func timeless(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let members):
-            .object(members.filter { !$0.key.contains("age") && $0.key != "generated_at" }.mapValues(timeless))
+            .object(members.filter { !$0.key.hasSuffix("age_seconds") && $0.key != "generated_at" }.mapValues(timeless))
         case .array(let items): .array(items.map(timeless))
         default: value
         }
