@@ -73,6 +73,10 @@ public enum Amount {
         if significant > maxSignificantDigits {
             throw fail("'\(text)' has more than \(maxSignificantDigits) significant digits")
         }
+        // Up to 19 digits the value is built from an integer, exactly and without text.
+        if digits.count <= 19, let significand = UInt64(String(decoding: digits, as: UTF8.self)) {
+            return Decimal(sign: negative && significand != 0 ? .minus : .plus, exponent: -scale, significand: Decimal(significand))
+        }
         var plain = String(decoding: digits, as: UTF8.self)
         if scale > 0 {
             if plain.count <= scale { plain = String(repeating: "0", count: scale - plain.count + 1) + plain }
@@ -109,6 +113,6 @@ public enum Amount {
 
     /// The shortest exact decimal text of the value (no exponent).
     public static func plainText(_ value: Decimal) -> String {
-        value.description
+        return value.description
     }
 }

@@ -146,9 +146,18 @@ public struct TransactionCSVFormat: Sendable {
     }
 
     /// A row, or the reason it is refused (prefixed with nothing: the caller adds the line).
+    /// The field without surrounding white space. Most fields have none, which a look at the
+    /// first and last byte shows without Foundation's Unicode-aware trimming.
+    static func trimmed(_ field: String) -> String {
+        func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x80 }
+        guard let first = field.utf8.first, let last = field.utf8.last else { return field }
+        if plain(first), plain(last) { return field }
+        return field.trimmingCharacters(in: .whitespaces)
+    }
+
     public func row(_ record: CSVTokenizer.Record) throws -> TransactionCSVRow {
         func value(_ name: String) -> String? {
-            columns[name].flatMap { $0 < record.fields.count ? record.fields[$0].trimmingCharacters(in: .whitespaces) : nil }
+            columns[name].flatMap { $0 < record.fields.count ? Self.trimmed(record.fields[$0]) : nil }
         }
         guard record.fields.count == columns.count else {
             throw DomainError.invalidField("path", "expected \(columns.count) fields, found \(record.fields.count)")

@@ -96,4 +96,33 @@ import Testing
         }
         #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
     }
+
+    /// Values up to 19 digits are built from an integer; they must equal the text route.
+    @Test func theIntegerRouteGivesTheSameValuesAsText() throws {
+        let posix = Locale(identifier: "en_US_POSIX")
+        var random = SeededGenerator(state: 42)
+        var cases = ["0", "-0", "0.00", "-0.000", "1", "-1", "0.1", "123.456", "9999999999999999999", "-9999999999999999999",
+                     "0.000000000000000001", "1844674407370955161.5", "18446744073709551615", "12345678901234567890.12",
+                     "00012.3400", "+7"]
+        for _ in 0..<2_000 {
+            let digits = String(random.next() % 10_000_000_000_000, radix: 10)
+            let scale = Int(random.next() % 12)
+            var text = digits
+            if scale > 0 {
+                if text.count <= scale { text = String(repeating: "0", count: scale - text.count + 1) + text }
+                text.insert(".", at: text.index(text.endIndex, offsetBy: -scale))
+            }
+            cases.append(random.next() % 2 == 0 ? "-" + text : text)
+        }
+        for text in cases {
+            let parsed = try Amount.parse(text)
+            let expanded = text.hasPrefix("+") ? String(text.dropFirst()) : text
+            let expected = Decimal(string: expanded, locale: posix)!
+            #expect(parsed == expected, "\(text)")
+            #expect(Amount.plainText(parsed) == Amount.plainText(expected), "\(text)")
+        }
+        #expect(try Amount.parse("1e3") == 1000)
+        #expect(try Amount.plainText(Amount.parse("-1.5E-4")) == "-0.00015")
+        #expect(try Amount.plainText(Amount.parse("-0.00")) == "0")
+    }
 }
