@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "savingsd", targets: ["savingsd"]),
         .executable(name: "savingsctl", targets: ["savingsctl"]),
         .executable(name: "savings-bench", targets: ["savings-bench"]),
+        .executable(name: "bench-echo", targets: ["bench-echo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -55,7 +56,9 @@ let package = Package(
             dependencies: ["SavingsRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
-        .executableTarget(name: "savings-bench", dependencies: ["SavingsCore"], swiftSettings: strict),
+        .executableTarget(name: "savings-bench", dependencies: ["SavingsCore", "SavingsRPC"], swiftSettings: strict),
+        // The baseline line server the benchmarks compare savingsd's round trips with.
+        .executableTarget(name: "bench-echo"),
         .testTarget(name: "SavingsCoreTests", dependencies: ["SavingsCore"], swiftSettings: strict),
         .testTarget(
             name: "SavingsStoreTests",

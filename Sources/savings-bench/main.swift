@@ -1,50 +1,354 @@
 import Foundation
 import SavingsCore
+import SavingsRPC
+#if canImport(Glibc)
+import Glibc
+#endif
 
-// Cost of the derived-contribution calculator against the number of change points in the
-// window. Figures are ratios to the 1k-point run measured in the same process.
+// savings-bench: builds a dataset through savingsd's public import methods, measures the
+// figures of BENCHMARKS.md against baselines measured in the same run, and writes the table.
+//
+//   savings-bench [--smoke] [--output FILE]
+//
+// --smoke uses a tiny dataset and few repetitions (it keeps the benchmark from rotting; its
+// timings mean nothing). Without --output the table is printed only.
 
+signal(SIGPIPE, SIG_IGN)
 
-func timeline(points: Int, goals: Int, seed: UInt64) -> AssetTimeline {
-    var random = SeededGenerator(state: seed)
-    let ids = (0..<goals).map { _ in UUID() }
-    let start = Date(timeIntervalSince1970: 1_800_000_000)
-    var changes: [AssetTimeline.Change] = []
-    changes.reserveCapacity(points)
-    for index in 0..<points {
-        let at = start.addingTimeInterval(TimeInterval(index))
-        let amount = Decimal(Int(random.next() % 100_000)) / 100
-        switch random.next() % 3 {
-        case 0: changes.append(.transaction(at: at, amount: amount))
-        case 1: changes.append(.transaction(at: at, amount: -amount / 2))
-        default: changes.append(.target(at: at, createdAt: at, goalID: ids[Int(random.next() % UInt64(goals))], amount: amount))
+let arguments = CommandLine.arguments
+let smoke = arguments.contains("--smoke")
+let output = arguments.firstIndex(of: "--output").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let size = smoke ? DatasetSize.smoke : DatasetSize.full
+let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+let savingsd = binaries + "/savingsd"
+let echoServer = binaries + "/bench-echo"
+
+func say(_ text: String) {
+    print("[bench] \(text)")
+    fflush(nil)
+}
+
+var template = Array("/tmp/sdbench-XXXXXX".utf8CString)
+guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { fatalError("mkdtemp failed") }
+let work = String(cString: made)
+defer { try? FileManager.default.removeItem(atPath: work) }
+let databasePath = work + "/db/savings.db"
+try FileManager.default.createDirectory(atPath: work + "/db", withIntermediateDirectories: true)
+
+/// One line of the report.
+struct Figure {
+    var name: String
+    var median: String
+    var p99: String
+    var baseline: String
+    var ratio: String
+    var target: String
+    var met: Bool?
+}
+var figures: [Figure] = []
+var notes: [String] = []
+
+func ms(_ seconds: Double) -> String { String(format: seconds < 0.001 ? "%.3f ms" : "%.2f ms", seconds * 1000) }
+func rate(_ perSecond: Double) -> String { perSecond >= 10_000 ? String(format: "%.0f k/s", perSecond / 1000) : String(format: "%.0f /s", perSecond) }
+func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
+
+func request(_ method: String, _ params: String = "{}") -> [UInt8] {
+    Array(#"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":\#(params)}"#.utf8) + [10]
+}
+
+/// Samples of one request on one connection (after a warm-up); fails if the answer is an error.
+func measure(_ socket: LineSocket, _ line: [UInt8], runs: Int, warmup: Int = 3) throws -> Samples {
+    for _ in 0..<warmup { try socket.roundTrip(line) }
+    if socket.lastLine.contains(#""error""#) { throw BenchError("\(String(decoding: line, as: UTF8.self)) failed: \(socket.lastLine.prefix(300))") }
+    var samples = Samples()
+    for _ in 0..<runs { try samples.time { try socket.roundTrip(line) } }
+    return samples
+}
+
+/// Requests per second over `connections` connections, each sending `each` requests in turn.
+func throughput(path: String, _ line: [UInt8], connections: Int, each: Int) throws -> Double {
+    let sockets = try (0..<connections).map { _ in try LineSocket(path: path) }
+    for socket in sockets { try socket.roundTrip(line) }
+    let group = DispatchGroup()
+    let failures = Counter()
+    let start = monotonicSeconds()
+    for socket in sockets {
+        group.enter()
+        let thread = Thread {
+            do {
+                for _ in 0..<each { try socket.roundTrip(line) }
+            } catch {
+                failures.increment()
+            }
+            group.leave()
         }
+        thread.start()
     }
-    return AssetTimeline(assetID: UUID(), balanceAtStart: 10_000, targetsAtStart: Dictionary(uniqueKeysWithValues: ids.map { ($0, 1000) }),
-                         changes: changes)
+    group.wait()
+    let elapsed = monotonicSeconds() - start
+    guard failures.value == 0 else { throw BenchError("\(failures.value) connections failed") }
+    return Double(connections * each) / elapsed
 }
 
-func median(_ runs: Int, _ body: () -> Void) -> Double {
-    var samples: [Double] = []
-    for _ in 0..<runs {
-        let clock = ContinuousClock()
-        let elapsed = clock.measure(body)
-        samples.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
-    return samples.sorted()[samples.count / 2]
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }
 
-let sizes = CommandLine.arguments.contains("--smoke") ? [100, 1_000] : [1_000, 10_000, 100_000]
-let goals = 5
-print("derived-contribution calculator, \(goals) goals per asset, median of 5 runs")
-print("| change points | median | per point | ratio to \(sizes[0]) | linear would be |")
-print("|---:|---:|---:|---:|---:|")
-var baseline = 0.0
-for size in sizes {
-    let input = timeline(points: size, goals: goals, seed: UInt64(size))
-    var produced = 0
-    let seconds = median(5) { produced = DerivedContributionCalculator.events(for: input).count }
-    if baseline == 0 { baseline = seconds }
-    print(String(format: "| %d | %.2f ms | %.2f µs | %.1fx | %.0fx |", size, seconds * 1000, seconds / Double(size) * 1e6,
-                 seconds / baseline, Double(size) / Double(sizes[0])) + " (\(produced) events)")
+/// Times a query in the sqlite3 shell over the database file (its own `.timer`).
+func sqliteQuery(_ sql: String, runs: Int) throws -> Samples {
+    let script = ".timer on\n.output /dev/null\n" + String(repeating: sql + "\n", count: runs)
+    let out = try run(which("sqlite3") ?? "/usr/bin/sqlite3", ["-readonly", databasePath], input: script)
+    var samples = Samples()
+    for line in out.split(separator: "\n") where line.hasPrefix("Run Time: real ") {
+        samples.add(Double(line.split(separator: " ")[3]) ?? .nan)
+    }
+    guard samples.values.count == runs else { throw BenchError("sqlite3 printed \(samples.values.count) timings for \(runs) runs: \(out.prefix(300))") }
+    return samples
+}
+
+// MARK: - Dataset
+
+let started = Date()
+var dataset = Dataset(size: size, directory: work, now: started, seed: 20_261_122)
+say("generating the dataset in \(work)")
+let legacyPath = try dataset.writeLegacyDocument()
+let journalCutoff = dataset.monthStart.addingTimeInterval(-dataset.monthStart.timeIntervalSince(dataset.historyStart)
+                                                          * Double(size.journalTransactions) / Double(size.transactions))
+let history = try dataset.writeHistory(journalCutoff: journalCutoff)
+
+var daemon = try DaemonUnderTest(executable: savingsd, directory: work, database: databasePath)
+@MainActor func call(_ method: String, _ params: [String: JSONValue] = [:]) throws -> JSONValue {
+    do {
+        return try daemon.client().call(method, params, timeoutMilliseconds: 3_600_000)
+    } catch {
+        throw BenchError("\(method) failed: \(error)")
+    }
+}
+
+say("legacy import: \(size.goals) goals, \(size.assets + 1) assets, 12 months of plans, 6 closed")
+let legacy = try call("data.legacy_import", ["path": .string(legacyPath)])
+notes.append("legacy import: \(JSONSerializer.serialize(legacy["inserted"] ?? .null))")
+for (currency, usd) in Dataset.usdPrices.sorted(by: { $0.key < $1.key }) {
+    _ = try call("rates.set", ["base": .string(currency), "quote": "USD", "rate": .string(usd)])
+}
+
+say("allocation history: \(size.historyRows) rows through allocation.set")
+let pairs = (0..<size.assets).flatMap { asset in (0..<5).map { (asset, (asset * 5 + $0) % size.goals) } }
+let rounds = max(1, (size.historyRows - pairs.count - 1) / pairs.count)
+let batcher = try LineSocket(path: daemon.socket)
+for round in 0..<rounds {
+    for chunk in stride(from: 0, to: pairs.count, by: 100) {
+        let calls = pairs[chunk..<min(chunk + 100, pairs.count)].enumerated().map { offset, pair in
+            let amount = dataset.isCrypto(pair.0) ? "0.\(10 + (round + offset) % 15)\(round % 10)" : "\(500 + (round * 7 + offset) % 1000)"
+            return #"{"jsonrpc":"2.0","id":\#(offset),"method":"allocation.set","params":{"asset":"\#(Dataset.assetName(pair.0))","goal":"\#(Dataset.goalName(pair.1))","amount":"\#(amount)"}}"#
+        }
+        try batcher.roundTrip(Array("[\(calls.joined(separator: ","))]\n".utf8))
+        if batcher.lastLine.contains(#""error""#) { throw BenchError("allocation.set failed: \(batcher.lastLine.prefix(400))") }
+    }
+}
+notes.append("allocation history rows: \(pairs.count + 1) from the legacy import + \(rounds * pairs.count) allocation.set calls")
+
+say("tx.import: \(size.transactions) rows in \(history.files.count) files")
+var importSeconds = 0.0
+for file in history.files {
+    let start = monotonicSeconds()
+    let result = try call("tx.import", ["asset": .string(file.asset), "path": .string(file.path)])
+    importSeconds += monotonicSeconds() - start
+    guard result["imported"]?.intValue == file.rows else { throw BenchError("tx.import of \(file.path): \(JSONSerializer.serialize(result))") }
+}
+let importRate = Double(size.transactions) / importSeconds
+
+say("baseline: sqlite3 .import of the same rows into a bare table")
+var sqliteImport = Samples()
+for attempt in 0..<(smoke ? 1 : 3) {
+    let path = work + "/import-\(attempt).db"
+    try sqliteImport.time {
+        try run(which("sqlite3") ?? "/usr/bin/sqlite3", [path],
+                input: "PRAGMA journal_mode=WAL;\nCREATE TABLE t(date TEXT, amount TEXT, note TEXT);\n.import --csv \(work)/all.csv t\n")
+    }
+    try? FileManager.default.removeItem(atPath: path)
+}
+let sqliteRate = Double(size.transactions) / sqliteImport.median
+figures.append(Figure(name: "`tx.import` of \(size.transactions) CSV rows (\(history.files.count) files)",
+                      median: rate(importRate) + " (\(String(format: "%.1f", importSeconds)) s)", p99: "—",
+                      baseline: "`sqlite3 .import`: " + rate(sqliteRate), ratio: ratio(importRate / sqliteRate),
+                      target: "≥ 0.3×", met: importRate / sqliteRate >= 0.3))
+
+// The month being executed, so month.progress has a live window.
+_ = try call("month.start")
+
+// MARK: - Start-up and memory
+
+say("start to READY=1")
+var starts = Samples()
+for _ in 0..<(smoke ? 2 : 5) {
+    daemon.stop()
+    daemon = try DaemonUnderTest(executable: savingsd, directory: work, database: databasePath)
+    starts.add(daemon.startSeconds)
+}
+figures.append(Figure(name: "start to `READY=1` on the full database", median: ms(starts.median), p99: ms(starts.p99),
+                      baseline: "—", ratio: "—", target: "≤ 200 ms", met: starts.median <= 0.2))
+usleep(1_000_000)
+let idle = daemon.memory
+figures.append(Figure(name: "idle RSS after start", median: mb(idle.rss), p99: "—", baseline: "—", ratio: "—",
+                      target: "≤ 25 MB", met: idle.rss <= 25 << 20))
+
+// MARK: - Round trips
+
+say("round trips: line-echo baseline and daemon.ping")
+let echo = Process()
+echo.executableURL = URL(fileURLWithPath: echoServer)
+echo.arguments = [work + "/echo.sock"]
+let echoOut = Pipe()
+echo.standardOutput = echoOut
+try echo.run()
+defer { echo.terminate() }
+_ = echoOut.fileHandleForReading.availableData  // "ready"
+let ping = request("daemon.ping")
+let pings = smoke ? 300 : 20_000
+let echoSamples = try measure(try LineSocket(path: work + "/echo.sock"), ping, runs: pings, warmup: 100)
+let pingSamples = try measure(try LineSocket(path: daemon.socket), ping, runs: pings, warmup: 100)
+figures.append(Figure(name: "`daemon.ping`, one connection, sequential (p50)", median: ms(pingSamples.median), p99: ms(pingSamples.p99),
+                      baseline: "line echo (C): " + ms(echoSamples.median) + ", p99 " + ms(echoSamples.p99),
+                      ratio: ratio(pingSamples.median / echoSamples.median), target: "≤ 1.5×",
+                      met: pingSamples.median / echoSamples.median <= 1.5))
+let sequentialRate = Double(pings) / pingSamples.values.reduce(0, +)
+let echoSequentialRate = Double(pings) / echoSamples.values.reduce(0, +)
+figures.append(Figure(name: "`daemon.ping`, one connection, sequential (req/s)", median: rate(sequentialRate), p99: "—",
+                      baseline: "line echo: " + rate(echoSequentialRate), ratio: ratio(sequentialRate / echoSequentialRate),
+                      target: "—", met: nil))
+let each = smoke ? 50 : 2_000
+let echoParallel = try throughput(path: work + "/echo.sock", ping, connections: 16, each: each)
+let pingParallel = try throughput(path: daemon.socket, ping, connections: 16, each: each)
+figures.append(Figure(name: "`daemon.ping`, 16 connections (req/s)", median: rate(pingParallel), p99: "—",
+                      baseline: "line echo: " + rate(echoParallel), ratio: ratio(pingParallel / echoParallel),
+                      target: "≥ 0.6×", met: pingParallel / echoParallel >= 0.6))
+
+// MARK: - Figures
+
+say("dashboard.get and goal.get")
+let connection = try LineSocket(path: daemon.socket)
+let dashboard = request("dashboard.get")
+let warm = try measure(connection, dashboard, runs: smoke ? 20 : 300)
+// The equivalent aggregation in SQL: balances (the same trigger-kept table savingsd reads),
+// allocations capped by the balance, converted through the newest USD rates, summed per goal.
+let aggregation = """
+    WITH r AS (SELECT base, CAST(rate AS REAL) AS usd FROM rate r1 WHERE quote = 'USD' AND as_of = (SELECT MAX(as_of) FROM rate r2 WHERE r2.base = r1.base AND r2.quote = 'USD') UNION ALL SELECT 'USD', 1.0) \
+    SELECT g.id, g.name, g.target_amount, SUM(MIN(CAST(al.amount AS REAL), CAST(b.total AS REAL)) * ra.usd / rg.usd) AS funded \
+    FROM goal g LEFT JOIN allocation al ON al.goal_id = g.id LEFT JOIN asset a ON a.id = al.asset_id \
+    LEFT JOIN asset_balance b ON b.asset_id = a.id LEFT JOIN r ra ON ra.base = a.currency LEFT JOIN r rg ON rg.base = g.currency \
+    WHERE g.archived = 0 GROUP BY g.id ORDER BY g.name;
+    """
+let fromTransactions = aggregation.replacingOccurrences(of: "LEFT JOIN asset_balance b ON b.asset_id = a.id",
+                                                        with: "LEFT JOIN (SELECT asset_id, SUM(CAST(amount AS REAL)) AS total FROM asset_transaction GROUP BY asset_id) b ON b.asset_id = a.id")
+let sqliteDashboard = try sqliteQuery(aggregation, runs: smoke ? 5 : 30)
+let sqliteRaw = try sqliteQuery(fromTransactions, runs: smoke ? 2 : 5)
+figures.append(Figure(name: "`dashboard.get`, full dataset, warm", median: ms(warm.median), p99: ms(warm.p99),
+                      baseline: "`sqlite3` aggregation: " + ms(sqliteDashboard.median),
+                      ratio: ratio(warm.median / sqliteDashboard.median), target: "≤ 3× and ≤ 20 ms",
+                      met: warm.median / sqliteDashboard.median <= 3 && warm.median <= 0.02))
+var afterWrite = Samples()
+let deposit = request("tx.add", #"{"asset":"Asset 1","amount":"1.00","note":"bench"}"#)
+for _ in 0..<(smoke ? 5 : 50) {
+    try connection.roundTrip(deposit)
+    try afterWrite.time { try connection.roundTrip(dashboard) }
+}
+figures.append(Figure(name: "`dashboard.get` right after a write (figures recomputed)", median: ms(afterWrite.median), p99: ms(afterWrite.p99),
+                      baseline: "`sqlite3` aggregation: " + ms(sqliteDashboard.median),
+                      ratio: ratio(afterWrite.median / sqliteDashboard.median), target: "—", met: nil))
+notes.append("the same aggregation summing all \(size.transactions) transactions instead of reading asset_balance takes \(ms(sqliteRaw.median)) in sqlite3")
+
+var goalGet = Samples()
+var pick = SeededGenerator(state: 7)
+for _ in 0..<(smoke ? 20 : 1_000) {
+    let line = request("goal.get", #"{"goal":"\#(Dataset.goalName(Int(pick.next() % UInt64(size.goals))))"}"#)
+    try goalGet.time { try connection.roundTrip(line) }
+}
+figures.append(Figure(name: "`goal.get` of one goal, warm", median: ms(goalGet.median), p99: ms(goalGet.p99), baseline: "—",
+                      ratio: "—", target: "≤ 2 ms", met: goalGet.median <= 0.002))
+
+say("month.progress at \(size.progressSteps.map(String.init).joined(separator: " / ")) change points")
+var done = 0
+var progressPoints: [(Double, Double)] = []
+for step in size.progressSteps {
+    let path = try dataset.writeProgressRows(count: step - done, name: "progress-\(step)")
+    _ = try call("tx.import", ["asset": .string(Dataset.progressAsset), "path": .string(path)])
+    done = step
+    let samples = try measure(connection, request("month.progress"), runs: smoke ? 5 : (step >= 100_000 ? 20 : 50), warmup: 1)
+    progressPoints.append((Double(step), samples.median))
+    figures.append(Figure(name: "`month.progress`, \(step) change points", median: ms(samples.median), p99: ms(samples.p99),
+                          baseline: "—", ratio: "—", target: step >= 100_000 ? "≤ 50 ms" : "linear",
+                          met: step >= 100_000 ? samples.median <= 0.05 : nil))
+}
+let meanX = progressPoints.map(\.0).reduce(0, +) / Double(progressPoints.count)
+let meanY = progressPoints.map(\.1).reduce(0, +) / Double(progressPoints.count)
+let slope = progressPoints.map { ($0.0 - meanX) * ($0.1 - meanY) }.reduce(0, +) / progressPoints.map { ($0.0 - meanX) * ($0.0 - meanX) }.reduce(0, +)
+let intercept = meanY - slope * meanX
+let worst = progressPoints.map { abs($0.1 - (intercept + slope * $0.0)) / max($0.1, 1e-9) }.max() ?? 0
+notes.append(String(format: "month.progress grows by %.3f ms per 1,000 change points (least squares; intercept %.2f ms; largest deviation from the line %.0f %%)",
+                    slope * 1e6, intercept * 1000, worst * 100))
+
+say("hledger baseline")
+if let hledger = which("hledger") {
+    var ledger = Samples()
+    for _ in 0..<(smoke ? 1 : 3) {
+        try ledger.time { try run(hledger, ["-f", work + "/ledger.journal", "bal", "-X", "EUR"]) }
+    }
+    figures.append(Figure(name: "goal balances with price conversion (`dashboard.get` recomputed)",
+                          median: ms(afterWrite.median), p99: ms(afterWrite.p99),
+                          baseline: "`hledger bal -X EUR`, \(history.journalRows) transactions: " + ms(ledger.median),
+                          ratio: String(format: "%.0f× faster", ledger.median / afterWrite.median),
+                          target: "≥ 10× faster", met: ledger.median / afterWrite.median >= 10))
+} else {
+    notes.append("hledger is not installed: its comparison was skipped (`make bench` installs it)")
+}
+
+let final = daemon.memory
+figures.append(Figure(name: "RSS after the whole benchmark (peak)", median: mb(final.rss) + " (" + mb(final.peak) + ")", p99: "—",
+                      baseline: "—", ratio: "—", target: "≤ 80 MB", met: final.rss <= 80 << 20))
+daemon.stop()
+
+// MARK: - Report
+
+func machine() -> String {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
+        .first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    let memory = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8))?.split(separator: "\n").first?
+        .split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { mb($0 * 1024) } ?? "?"
+    var names = utsname()
+    uname(&names)
+    let kernel = withUnsafeBytes(of: names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) memory, Linux \(kernel)"
+}
+let commit = (try? run("/usr/bin/git", ["-C", URL(fileURLWithPath: #filePath).deletingLastPathComponent().path, "rev-parse", "--short", "HEAD"]))?
+    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+var report = """
+# Benchmarks
+
+Written by `make bench` (\(smoke ? "smoke mode: a tiny dataset, timings meaningless" : "release build")).
+
+- machine: \(machine())
+- date: \(Timestamp.format(started))
+- commit: \(commit)
+- dataset (seed 20261122, relative to the current month, loaded through `data.legacy_import`, `allocation.set` and `tx.import`): \(size.goals) goals in EUR/USD/GBP, \(size.assets) assets (crypto and fiat) plus one for the progress steps, \(size.transactions) transactions over the five years before this month, about \(size.historyRows) allocation-history rows, plans for 12 months of which 6 are closed, the current month executing
+- latency client: compiled Swift, blocking Unix-socket I/O; the baseline server is `bench-echo` (C, one thread per connection)
+- ratios are savingsd ÷ baseline measured in this run (for throughput, savingsd's rate ÷ the baseline's)
+
+| figure | median | p99 | baseline (same run) | ratio | target | met |
+|---|---:|---:|---|---:|---|:---:|
+
+"""
+for figure in figures {
+    let met = figure.met.map { $0 ? "yes" : "**no**" } ?? "—"
+    report += "| \(figure.name) | \(figure.median) | \(figure.p99) | \(figure.baseline) | \(figure.ratio) | \(figure.target) | \(met) |\n"
+}
+report += "\nNotes:\n\n" + notes.map { "- " + $0 }.joined(separator: "\n") + "\n"
+print("\n" + report)
+if let output {
+    try report.write(toFile: output, atomically: true, encoding: .utf8)
+    say("wrote \(output)")
 }
