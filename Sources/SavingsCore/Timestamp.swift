@@ -49,9 +49,48 @@ public enum Timestamp {
 
     /// Parses an ISO 8601 instant with or without fractional seconds.
     public static func parse(_ text: String, field: String) throws -> Date {
+        if let millis = canonicalMilliseconds(text) { return Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
         if let date = try? withFraction.parse(text) { return truncatedToMilliseconds(date) }
         if let date = try? withoutFraction.parse(text) { return date }
         throw DomainError.invalidField(field, "'\(text)' is not an ISO 8601 timestamp (e.g. 2026-11-22T10:00:00Z)")
+    }
+
+    /// The stored form `YYYY-MM-DDTHH:MM:SS.mmmZ` read with integer arithmetic (every stored
+    /// row is read this way); nil for anything else, which Foundation's parser then decides.
+    static func canonicalMilliseconds(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { bytes -> Int64? in
+            guard bytes.count == 24, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
+                  bytes[19] == 0x2E, bytes[23] == 0x5A else { return nil }
+            func number(_ from: Int, _ count: Int) -> Int? {
+                var value = 0
+                for index in from..<(from + count) {
+                    let digit = Int(bytes[index]) - 48
+                    guard (0...9).contains(digit) else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+                  let minute = number(14, 2), let second = number(17, 2), let fraction = number(20, 3),
+                  (1583...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+            guard (1...monthDays).contains(day) else { return nil }
+            let days = daysFromCivil(year: year, month: month, day: day)
+            return days * 86_400_000 + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + fraction)
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// The instant at whole-millisecond precision, as stored.

@@ -102,6 +102,16 @@ public struct Valuation: Sendable {
     private let splits: [UUID: FundingCalculator.Split]
     private let goalsByID: [UUID: Goal]
     private let assetsByID: [UUID: Asset]
+    /// Each goal's funding assets (indexes into `portfolio.assets`, in that order) with the
+    /// amount funded: a goal's figures visit its own allocations, not every asset.
+    private let fundingByGoal: [UUID: [(asset: Int, funded: Decimal)]]
+    /// Conversions between the currencies in the portfolio, worked out once.
+    private let conversions: [CurrencyPair: Conversion?]
+
+    private struct CurrencyPair: Hashable, Sendable {
+        var from: CurrencyCode
+        var to: CurrencyCode
+    }
 
     public init(_ portfolio: Portfolio) {
         self.portfolio = portfolio
@@ -114,6 +124,25 @@ public struct Valuation: Sendable {
             splits[asset.id] = FundingCalculator.split(balance: portfolio.balances[asset.id] ?? 0, targets: assetTargets)
         }
         self.splits = splits
+        var fundingByGoal: [UUID: [(asset: Int, funded: Decimal)]] = [:]
+        for (index, asset) in portfolio.assets.enumerated() {
+            for (goal, funded) in splits[asset.id]?.funded ?? [:] { fundingByGoal[goal, default: []].append((index, funded)) }
+        }
+        self.fundingByGoal = fundingByGoal
+        var conversions: [CurrencyPair: Conversion?] = [:]
+        let currencies = Set(portfolio.assets.map(\.currency)).union(portfolio.goals.map(\.currency))
+        for from in currencies {
+            for to in currencies {
+                conversions[CurrencyPair(from: from, to: to)] = .some(portfolio.rates.conversion(from: from, to: to))
+            }
+        }
+        self.conversions = conversions
+    }
+
+    /// `RateTable.conversion`, from the table worked out at init when both currencies are known.
+    private func conversion(from: CurrencyCode, to: CurrencyCode) -> Conversion? {
+        if let known = conversions[CurrencyPair(from: from, to: to)] { return known }
+        return portfolio.rates.conversion(from: from, to: to)
     }
 
     public func goal(_ id: UUID) -> GoalFigures? {
@@ -124,9 +153,9 @@ public struct Valuation: Sendable {
         var funding: [AssetFunding] = []
         var missing = Set<String>(), stale = Set<String>()
         var total = Decimal(0)
-        for asset in portfolio.assets {
-            guard let funded = splits[asset.id]?.funded[goal.id] else { continue }
-            let conversion = portfolio.rates.conversion(from: asset.currency, to: goal.currency)
+        for (index, funded) in fundingByGoal[goal.id] ?? [] {
+            let asset = portfolio.assets[index]
+            let conversion = conversion(from: asset.currency, to: goal.currency)
             if funded != 0, portfolio.isStale(conversion) { stale.insert(RateTable.missingPair(asset.currency, goal.currency)) }
             let value = conversion.map { funded * $0.rate }
             if let value {
@@ -150,7 +179,7 @@ public struct Valuation: Sendable {
             AssetFigures.Line(goalID: allocation.goalID, goalName: goalsByID[allocation.goalID]?.name ?? "",
                               amount: allocation.amount, funded: split.funded[allocation.goalID] ?? 0)
         }.sorted { $0.goalName.lowercased() < $1.goalName.lowercased() }
-        let conversion = portfolio.rates.conversion(from: asset.currency, to: valueCurrency)
+        let conversion = conversion(from: asset.currency, to: valueCurrency)
         return AssetFigures(
             asset: asset, balance: balance, allocated: lines.reduce(0) { $0 + $1.amount },
             unallocated: split.unallocated, overAllocated: split.overAllocated, allocations: lines,
@@ -165,7 +194,7 @@ public struct Valuation: Sendable {
         for figures in goals {
             missing.formUnion(figures.missingRates)
             stale.formUnion(figures.staleRates)
-            if let conversion = portfolio.rates.conversion(from: figures.goal.currency, to: currency) {
+            if let conversion = conversion(from: figures.goal.currency, to: currency) {
                 if figures.currentTotal != 0, portfolio.isStale(conversion) {
                     stale.insert(RateTable.missingPair(figures.goal.currency, currency))
                 }
@@ -178,7 +207,7 @@ public struct Valuation: Sendable {
         for asset in portfolio.assets {
             let unallocated = splits[asset.id]?.unallocated ?? 0
             guard unallocated > 0 else { continue }
-            if let conversion = portfolio.rates.conversion(from: asset.currency, to: currency) {
+            if let conversion = conversion(from: asset.currency, to: currency) {
                 if portfolio.isStale(conversion) { stale.insert(RateTable.missingPair(asset.currency, currency)) }
                 unallocatedValue += unallocated * conversion.rate
             } else {

@@ -65,4 +65,23 @@ import Testing
             #expect(Timestamp.format(date) == Timestamp.foundationFormat(millis), "\(millis)")
         }
     }
+
+    /// The integer reading of the stored form agrees with Foundation's parser, and anything
+    /// else (invalid days, other shapes) is left to Foundation.
+    @Test func integerParsingMatchesFoundation() throws {
+        let foundation = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var random = SeededGenerator(state: 7)
+        for _ in 0..<20_000 {
+            let millis = Int64.random(in: -12_212_553_600_000...253_402_300_799_999, using: &random)
+            let text = Timestamp.format(Date(timeIntervalSince1970: TimeInterval(millis) / 1000))
+            let fast = try #require(Timestamp.canonicalMilliseconds(text), "\(text)")
+            #expect(fast == millis, "\(text)")
+            #expect(Timestamp.truncatedToMilliseconds(try foundation.parse(text)) == Date(timeIntervalSince1970: TimeInterval(fast) / 1000), "\(text)")
+        }
+        for text in ["2026-02-29T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T10:00:00Z",
+                     "2026-11-22T10:00:00.000+01:00", "1500-01-01T00:00:00.000Z", "2026-11-2xT10:00:00.000Z"] {
+            #expect(Timestamp.canonicalMilliseconds(text) == nil, "\(text)")
+        }
+        #expect(Timestamp.canonicalMilliseconds("2024-02-29T23:59:59.999Z") == 1_709_251_199_999)
+    }
 }
