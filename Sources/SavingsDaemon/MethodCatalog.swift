@@ -22,12 +22,14 @@ public enum MethodCatalog {
 
     /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
     static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, logger: Logger) -> RPCDispatcher {
-        RPCDispatcher(registry: registry(context: context, refresher: refresher, logger: logger),
+        // Goal checks value every goal: a burst of writes runs them twice, not once per write.
+        let checks = Coalescer { await goals.check() }
+        return RPCDispatcher(registry: registry(context: context, refresher: refresher, logger: logger),
                       maxBatch: context.liveConfig.current.maxBatch, onInternalError: { method, error in
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
         }, onWrite: { method in
             context.events.publish("data.changed", ["method": .string(method)])
-            Task { await goals.check() }
+            checks.request()
         })
     }
 }
