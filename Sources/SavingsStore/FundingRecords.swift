@@ -34,6 +34,19 @@ struct AssetRecord: Codable, FetchableRecord, PersistableRecord {
         updatedAt = Timestamp.format(asset.updatedAt)
     }
 
+    /// Read by column name (the portfolio reads every asset after each write; Decodable is slower).
+    init(row: Row) throws {
+        id = row["id"]
+        name = row["name"]
+        nameKey = row["name_key"]
+        currency = row["currency"]
+        kind = row["kind"]
+        address = row["address"]
+        notes = row["notes"]
+        createdAt = row["created_at"]
+        updatedAt = row["updated_at"]
+    }
+
     func asset() throws -> Asset {
         try StoreKey.decoding("asset \(id)") {
             Asset(id: try StoreKey.uuid(id), name: name, currency: try CurrencyCode(currency), kind: try Asset.kind(kind),
@@ -206,8 +219,37 @@ enum StoreKey {
     static func id(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
 
     static func uuid(_ text: String) throws -> UUID {
-        guard let uuid = UUID(uuidString: text) else { throw StoreError.corrupt("id \(text)") }
+        guard let uuid = parseCanonical(text) ?? UUID(uuidString: text) else { throw StoreError.corrupt("id \(text)") }
         return uuid
+    }
+
+    /// The stored form (36 characters, hex in 8-4-4-4-12 groups) read byte by byte: every
+    /// row's id goes through here, and Foundation's parser is slow on Linux.
+    static func parseCanonical(_ text: String) -> UUID? {
+        var text = text
+        return text.withUTF8 { bytes -> UUID? in
+            guard bytes.count == 36, bytes[8] == 0x2D, bytes[13] == 0x2D, bytes[18] == 0x2D, bytes[23] == 0x2D else { return nil }
+            func nibble(_ byte: UInt8) -> UInt8? {
+                switch byte {
+                case 0x30...0x39: byte - 0x30
+                case 0x61...0x66: byte - 0x61 + 10
+                case 0x41...0x46: byte - 0x41 + 10
+                default: nil
+                }
+            }
+            var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var index = 0
+            let complete = withUnsafeMutableBytes(of: &value) { raw -> Bool in
+                for position in 0..<16 {
+                    if index == 8 || index == 13 || index == 18 || index == 23 { index += 1 }
+                    guard let high = nibble(bytes[index]), let low = nibble(bytes[index + 1]) else { return false }
+                    raw[position] = high << 4 | low
+                    index += 2
+                }
+                return true
+            }
+            return complete ? UUID(uuid: value) : nil
+        }
     }
 
     /// Runs a row conversion; anything that does not parse is reported as corruption.
@@ -219,5 +261,15 @@ enum StoreKey {
         } catch {
             throw StoreError.corrupt("\(what): \(error)")
         }
+    }
+}
+
+extension AllocationRecord {
+    /// Read by column name (the portfolio reads every allocation after each write; Decodable is slower).
+    init(row: Row) throws {
+        assetID = row["asset_id"]
+        goalID = row["goal_id"]
+        amount = row["amount"]
+        updatedAt = row["updated_at"]
     }
 }

@@ -47,6 +47,21 @@ struct GoalRecord: Codable, FetchableRecord, PersistableRecord {
         updatedAt = Timestamp.format(goal.updatedAt)
     }
 
+    /// Read by column name (the portfolio reads every goal after each write; Decodable is slower).
+    init(row: Row) throws {
+        id = row["id"]
+        name = row["name"]
+        nameKey = row["name_key"]
+        currency = row["currency"]
+        targetAmount = row["target_amount"]
+        deadline = row["deadline"]
+        startDate = row["start_date"]
+        archived = row["archived"]
+        notes = row["notes"]
+        createdAt = row["created_at"]
+        updatedAt = row["updated_at"]
+    }
+
     /// Converts back to the domain type; a row that does not parse is storage corruption.
     func goal() throws -> Goal {
         try StoreKey.decoding("goal \(id)") {
