@@ -57,6 +57,15 @@ struct Dataset {
     }
 
     func isCrypto(_ index: Int) -> Bool { index % 2 == 0 }
+
+    /// The first assets are each wholly reserved for one goal, so every deposit imported into
+    /// them is allocated automatically and writes an allocation-history row (as for a savings
+    /// account kept for one goal). Enough of them to reach `historyRows`.
+    var autoAllocatedAssets: Int {
+        let deposits = max(1, size.transactions / size.assets * 7 / 10)
+        let needed = max(0, size.historyRows - 5 * size.assets)
+        return min(size.assets, (needed + deposits - 1) / deposits)
+    }
     static func goalName(_ index: Int) -> String { "Goal \(index)" }
     static func assetName(_ index: Int) -> String { "Asset \(index)" }
     static let progressAsset = "Progress"
@@ -87,8 +96,12 @@ struct Dataset {
         for index in 0..<size.assets {
             let balance = isCrypto(index) ? "\(random.next() % 10 + 1).5" : "\(random.next() % 90_000 + 10_000)"
             assets.append(#"{"id":"A\#(index)","name":"\#(Self.assetName(index))","currency":"\#(assetCurrency(index))","created_at":"\#(opened)","balance":"\#(balance)"}"#)
-            for k in 0..<5 {
-                allocations.append(#"{"asset_id":"A\#(index)","goal_id":"G\#((index * 5 + k) % size.goals)","percentage":"0.1"}"#)
+            if index < autoAllocatedAssets {
+                allocations.append(#"{"asset_id":"A\#(index)","goal_id":"G\#((index * 5) % size.goals)","percentage":"1"}"#)
+            } else {
+                for k in 0..<5 {
+                    allocations.append(#"{"asset_id":"A\#(index)","goal_id":"G\#((index * 5 + k) % size.goals)","percentage":"0.1"}"#)
+                }
             }
         }
         assets.append(#"{"id":"AP","name":"\#(Self.progressAsset)","currency":"EUR","created_at":"\#(opened)","balance":"100000"}"#)

@@ -136,31 +136,19 @@ for (currency, usd) in Dataset.usdPrices.sorted(by: { $0.key < $1.key }) {
     _ = try call("rates.set", ["base": .string(currency), "quote": "USD", "rate": .string(usd)])
 }
 
-say("allocation history: \(size.historyRows) rows through allocation.set")
-let pairs = (0..<size.assets).flatMap { asset in (0..<5).map { (asset, (asset * 5 + $0) % size.goals) } }
-let rounds = max(1, (size.historyRows - pairs.count - 1) / pairs.count)
-let batcher = try LineSocket(path: daemon.socket)
-for round in 0..<rounds {
-    for chunk in stride(from: 0, to: pairs.count, by: 100) {
-        let calls = pairs[chunk..<min(chunk + 100, pairs.count)].enumerated().map { offset, pair in
-            let amount = dataset.isCrypto(pair.0) ? "0.\(10 + (round + offset) % 15)\(round % 10)" : "\(500 + (round * 7 + offset) % 1000)"
-            return #"{"jsonrpc":"2.0","id":\#(offset),"method":"allocation.set","params":{"asset":"\#(Dataset.assetName(pair.0))","goal":"\#(Dataset.goalName(pair.1))","amount":"\#(amount)"}}"#
-        }
-        try batcher.roundTrip(Array("[\(calls.joined(separator: ","))]\n".utf8))
-        if batcher.lastLine.contains(#""error""#) { throw BenchError("allocation.set failed: \(batcher.lastLine.prefix(400))") }
-    }
-}
-notes.append("allocation history rows: \(pairs.count + 1) from the legacy import + \(rounds * pairs.count) allocation.set calls")
-
 say("tx.import: \(size.transactions) rows in \(history.files.count) files")
 var importSeconds = 0.0
+var autoAllocated = 0
 for file in history.files {
     let start = monotonicSeconds()
     let result = try call("tx.import", ["asset": .string(file.asset), "path": .string(file.path)])
     importSeconds += monotonicSeconds() - start
+    autoAllocated += result["auto_allocated"]?.intValue ?? 0
     guard result["imported"]?.intValue == file.rows else { throw BenchError("tx.import of \(file.path): \(JSONSerializer.serialize(result))") }
 }
 let importRate = Double(size.transactions) / importSeconds
+let allocationRows = legacy["inserted"]?["allocations"]?.intValue ?? 0
+notes.append("allocation-history rows: \(allocationRows) written by the legacy import + \(autoAllocated) by deposits allocated automatically during tx.import (\(dataset.autoAllocatedAssets) assets are each reserved for one goal)")
 
 say("baseline: sqlite3 .import of the same rows into a bare table")
 var sqliteImport = Samples()
@@ -334,7 +322,7 @@ Written by `make bench` (\(smoke ? "smoke mode: a tiny dataset, timings meaningl
 - machine: \(machine())
 - date: \(Timestamp.format(started))
 - commit: \(commit)
-- dataset (seed 20261122, relative to the current month, loaded through `data.legacy_import`, `allocation.set` and `tx.import`): \(size.goals) goals in EUR/USD/GBP, \(size.assets) assets (crypto and fiat) plus one for the progress steps, \(size.transactions) transactions over the five years before this month, about \(size.historyRows) allocation-history rows, plans for 12 months of which 6 are closed, the current month executing
+- dataset (seed 20261122, relative to the current month, loaded through `data.legacy_import` and `tx.import`): \(size.goals) goals in EUR/USD/GBP, \(size.assets) assets (crypto and fiat) plus one for the progress steps, \(size.transactions) transactions over the five years before this month, about \(size.historyRows) allocation-history rows, plans for 12 months of which 6 are closed, the current month executing
 - latency client: compiled Swift, blocking Unix-socket I/O; the baseline server is `bench-echo` (C, one thread per connection)
 - ratios are savingsd ÷ baseline measured in this run (for throughput, savingsd's rate ÷ the baseline's)
 
