@@ -196,10 +196,19 @@ extension SavingsDatabase {
     static func applyAllocationDelta(assetID: UUID, goalID: UUID, delta: Decimal, at instant: Date, now: Date,
                                      timeZone: TimeZone, _ db: Database) throws -> UUID {
         let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
-        let rows = try AllocationHistoryRecord.filter(pair).fetchAll(db).map { try $0.entry() }
+        // Only the rows the change needs: the one in force at `instant` and those after it
+        // (none for changes made in date order), not the pair's whole history.
+        let stamp = Timestamp.format(instant)
+        let inForce = try AllocationHistoryRecord.filter(pair && Column("timestamp") <= stamp)
+            .order(Column("timestamp").desc, Column("created_at").desc).fetchOne(db)
+        let later = try AllocationHistoryRecord.filter(pair && Column("timestamp") > stamp).fetchAll(db)
+        let rows = try (inForce.map { [$0] } ?? []).map { try $0.entry() } + later.map { try $0.entry() }
         // created_at breaks ties between rows with the same timestamp, so it must strictly
         // increase per pair even when two changes land in the same millisecond.
-        let createdAt = max(now, (rows.map(\.createdAt).max() ?? .distantPast).addingTimeInterval(0.001))
+        let newestCreated = try String.fetchOne(db, sql: "SELECT MAX(created_at) FROM allocation_history WHERE asset_id = ? AND goal_id = ?",
+                                                arguments: [StoreKey.id(assetID), StoreKey.id(goalID)])
+            .map { try Timestamp.parse($0, field: "created_at") }
+        let createdAt = max(now, (newestCreated ?? .distantPast).addingTimeInterval(0.001))
         let change = AllocationTimeline.applying(delta: delta, at: instant, to: rows) { amount in
             AllocationHistoryEntry(id: UUID(), assetID: assetID, goalID: goalID, amount: amount, timestamp: instant,
                                    createdAt: createdAt, monthLabel: MonthLabel(instant, in: timeZone))
