@@ -5,7 +5,7 @@ APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite
 BENCH_PACKAGES := hledger
 BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build run test bench bench-smoke fuzz clean
+.PHONY: all deps build run test bench bench-smoke fuzz install clean
 
 all: build
 
@@ -39,6 +39,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
 	$(BIN)/savings-bench --smoke
+	Tests/check-install.sh
 
 ## Release-build benchmarks on the full dataset (several minutes); writes BENCHMARKS.md.
 ## Figures are ratios to baselines measured in the same run; timing never fails the build.
@@ -59,6 +60,44 @@ fuzz: deps
 	mkdir -p .build/fuzz/corpus
 	ASAN_OPTIONS=detect_leaks=0 .build/fuzz/fuzz-requests -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/corpus
+
+## Install the release binaries, man pages, shell completions, systemd units and snippets and
+## the example configuration under $(DESTDIR)$(PREFIX).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD_CONFIG ?= release
+install: deps
+	$(SWIFT) build -c $(BUILD_CONFIG) --product savingsd
+	$(SWIFT) build -c $(BUILD_CONFIG) --product savingsctl
+	@set -e; release=$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path); \
+	root="$(DESTDIR)$(PREFIX)"; \
+	install -D -m 0755 "$$release/savingsd" "$$root/bin/savingsd"; \
+	install -D -m 0755 "$$release/savingsctl" "$$root/bin/savingsctl"; \
+	mkdir -p "$$root/share/bash-completion/completions" "$$root/share/zsh/site-functions" \
+	         "$$root/share/fish/vendor_completions.d" "$$root/share/man/man1"; \
+	for tool in savingsd savingsctl; do \
+	  "$$release/$$tool" --generate-completion-script bash > "$$root/share/bash-completion/completions/$$tool"; \
+	  "$$release/$$tool" --generate-completion-script zsh > "$$root/share/zsh/site-functions/_$$tool"; \
+	  "$$release/$$tool" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/$$tool.fish"; \
+	done; \
+	for tool in savingsd savingsctl; do \
+	  $(SWIFT) package plugin --allow-writing-to-directory "$$root/share/man/man1" generate-manual \
+	    --multi-page --output-directory "$$root/share/man/man1" --product $$tool >/dev/null; \
+	done; \
+	for unit in savingsd.service savingsd.socket; do \
+	  sed "s|/usr/local/bin/|$(PREFIX)/bin/|g" "systemd/$$unit" > "$$unit.tmp"; \
+	  install -D -m 0644 "$$unit.tmp" "$$root/lib/systemd/system/$$unit"; \
+	  sed "s|%h/.local/bin/|$(PREFIX)/bin/|g" "systemd/user/$$unit" > "$$unit.tmp"; \
+	  install -D -m 0644 "$$unit.tmp" "$$root/lib/systemd/user/$$unit"; \
+	  rm -f "$$unit.tmp"; \
+	done; \
+	install -D -m 0644 systemd/savingsd.sysusers "$$root/lib/sysusers.d/savingsd.conf"; \
+	install -D -m 0644 systemd/savingsd.tmpfiles "$$root/lib/tmpfiles.d/savingsd.conf"; \
+	install -D -m 0644 config/savingsd.toml "$$root/share/doc/savingsd/savingsd.toml.example"; \
+	install -D -m 0644 README.md "$$root/share/doc/savingsd/README.md"; \
+	mkdir -p "$$root/share/doc/savingsd/examples"; \
+	install -m 0755 examples/savings_client.py examples/waybar-savings.sh examples/fetch-rates.sh "$$root/share/doc/savingsd/examples/"; \
+	echo "installed under $$root"
 
 clean:
 	rm -rf .build

@@ -172,12 +172,16 @@ extension SavingsDatabase {
             var result: [AssetTimeline] = []
             for asset in try AssetRecord.fetchAll(db) {
                 let balance = try Self.balance(assetID: asset.id, at: start, db)
+                // Each pair's row in force at the start: one index lookup per goal (a correlated
+                // NOT EXISTS here was quadratic in a pair's history).
                 var targets: [UUID: Decimal] = [:]
-                for row in try AllocationHistoryRecord.fetchAll(db, sql: """
-                    SELECT h.* FROM allocation_history h WHERE h.asset_id = ? AND h.timestamp <= ?
-                    AND NOT EXISTS (SELECT 1 FROM allocation_history n WHERE n.asset_id = h.asset_id AND n.goal_id = h.goal_id
-                        AND n.timestamp <= ? AND (n.timestamp > h.timestamp OR (n.timestamp = h.timestamp AND n.created_at > h.created_at)))
-                    """, arguments: [asset.id, from, from]) {
+                let goals = try String.fetchAll(db, sql: "SELECT DISTINCT goal_id FROM allocation_history WHERE asset_id = ? AND timestamp <= ?",
+                                                arguments: [asset.id, from])
+                for goal in goals {
+                    guard let row = try AllocationHistoryRecord.fetchOne(db, sql: """
+                        SELECT * FROM allocation_history WHERE asset_id = ? AND goal_id = ? AND timestamp <= ?
+                        ORDER BY timestamp DESC, created_at DESC LIMIT 1
+                        """, arguments: [asset.id, goal, from]) else { continue }
                     let entry = try row.entry()
                     targets[entry.goalID] = entry.amount
                 }
