@@ -8,7 +8,7 @@ savingsd speaks JSON-RPC 2.0, one JSON document per line, over a Unix socket.
     python3 savings_client.py batch goal.list dashboard.get
     python3 savings_client.py events goal.reached month.closed     # Ctrl-C to stop
 
-The socket is --socket PATH, else $SAVINGSD_SOCKET, else $XDG_RUNTIME_DIR/savingsd.sock
+The socket is --socket PATH, else $SAVINGSD_SOCKET, else $XDG_RUNTIME_DIR/savingsd/savingsd.sock
 (the per-user daemon), else /run/savingsd/savingsd.sock (the system service).
 """
 import argparse
@@ -22,9 +22,10 @@ import sys
 def default_socket():
     if os.environ.get("SAVINGSD_SOCKET"):
         return os.environ["SAVINGSD_SOCKET"]
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.exists(os.path.join(runtime, "savingsd.sock")):
-        return os.path.join(runtime, "savingsd.sock")
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/savingsd-{os.getuid()}"
+    user = os.path.join(runtime, "savingsd", "savingsd.sock") if os.environ.get("XDG_RUNTIME_DIR") else os.path.join(runtime, "savingsd.sock")
+    if os.path.exists(user):
+        return user
     return "/run/savingsd/savingsd.sock"
 
 
