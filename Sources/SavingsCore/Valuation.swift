@@ -10,6 +10,9 @@ public struct Portfolio: Sendable {
     public var rates: RateTable
     /// Rates with an `as_of` before this are stale: still used, but reported.
     public var staleBefore: Date?
+    /// Which stored snapshot this is (0: not from the store). Figures computed from one
+    /// snapshot may be reused for as long as the store hands out the same snapshot.
+    public var snapshot: UInt64 = 0
 
     public init(goals: [Goal], assets: [Asset], balances: [UUID: Decimal], allocations: [Allocation], rates: RateTable,
                 staleBefore: Date? = nil) {
@@ -98,7 +101,7 @@ public struct DashboardFigures: Sendable, Equatable {
 /// The one calculation behind every figure savingsd shows (goal.get, goal.list, asset.*,
 /// dashboard.get): funding splits per asset, then conversions at current rates.
 public struct Valuation: Sendable {
-    public let portfolio: Portfolio
+    public private(set) var portfolio: Portfolio
     private let splits: [UUID: FundingCalculator.Split]
     private let goalsByID: [UUID: Goal]
     private let assetsByID: [UUID: Asset]
@@ -137,6 +140,21 @@ public struct Valuation: Sendable {
             }
         }
         self.conversions = conversions
+    }
+
+    /// The same valuation judged at another `staleBefore` (which rates count as stale); the
+    /// splits and conversions do not depend on it.
+    public func judged(staleBefore: Date?) -> Valuation {
+        var copy = self
+        copy.portfolio.staleBefore = staleBefore
+        return copy
+    }
+
+    /// How many of the rates in use are stale: the stale flags of every figure change only
+    /// when this number does.
+    public var staleRateCount: Int {
+        guard let staleBefore = portfolio.staleBefore else { return 0 }
+        return portfolio.rates.rates.reduce(0) { $0 + ($1.asOf < staleBefore ? 1 : 0) }
     }
 
     /// `RateTable.conversion`, from the table worked out at init when both currencies are known.

@@ -1,6 +1,8 @@
 import Foundation
 import SavingsCore
+import SavingsRPC
 import SavingsStore
+import Synchronization
 
 /// What method handlers share: the database, the clock, the live configuration, run facts.
 public struct DaemonContext: Sendable {
@@ -10,6 +12,7 @@ public struct DaemonContext: Sendable {
     public let events: EventBus
     public let startedAt: ContinuousClock.Instant
     public let pid: Int32
+    let figures = FiguresCache()
 
     public init(database: SavingsDatabase, clock: any WallClock, liveConfig: LiveConfig, events: EventBus,
                 startedAt: ContinuousClock.Instant = .now, pid: Int32 = getpid()) {
@@ -29,10 +32,27 @@ public struct DaemonContext: Sendable {
     var planner: Planner { Planner(context: self) }
 
     /// The one valuation behind every figure, from a fresh snapshot.
+    /// Built once per stored snapshot (a write or the next dated transaction makes a new one)
+    /// and judged at the current `staleBefore` on every call.
     public func valuation() async throws -> Valuation {
-        var portfolio = try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
-        portfolio.staleBefore = staleBefore
-        return Valuation(portfolio)
+        let portfolio = try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
+        let staleBefore = self.staleBefore
+        if let known = figures.valuation(of: portfolio.snapshot) { return known.judged(staleBefore: staleBefore) }
+        let valuation = Valuation(portfolio).judged(staleBefore: staleBefore)
+        figures.keep(valuation)
+        return valuation
+    }
+
+    /// `dashboard.get`'s figures and goal lines, reused while the snapshot, the currency and the
+    /// set of stale rates stay the same; ages are always computed from now.
+    func dashboard(currency: CurrencyCode) async throws -> JSONValue {
+        let valuation = try await valuation()
+        let key = FiguresCache.DashboardKey(snapshot: valuation.portfolio.snapshot, currency: currency, stale: valuation.staleRateCount)
+        if let known = figures.dashboard(key) { return Wire.dashboard(known.figures, now: clock.now(), goals: known.goals) }
+        let computed = valuation.dashboard(currency: currency)
+        let goals = JSONValue.array(computed.goals.map(Wire.goal))
+        figures.keep(key, (computed, goals))
+        return Wire.dashboard(computed, now: clock.now(), goals: goals)
     }
 
     /// Rates with an `as_of` before this are reported as stale.
@@ -60,5 +80,42 @@ public struct DaemonContext: Sendable {
             return endOfDay ? calendar.date(byAdding: .day, value: 1, to: start)!.addingTimeInterval(-0.001) : start
         }
         return try Timestamp.parse(text, field: field)
+    }
+}
+
+/// The valuation and dashboard of the newest snapshot. Keyed by the snapshot number, so a
+/// write (which makes the store load a new snapshot) can never be answered from here.
+final class FiguresCache: Sendable {
+    struct DashboardKey: Hashable, Sendable {
+        var snapshot: UInt64
+        var currency: CurrencyCode
+        var stale: Int
+    }
+
+    private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: (figures: DashboardFigures, goals: JSONValue)])>((nil, [:]))
+
+    func valuation(of snapshot: UInt64) -> Valuation? {
+        guard snapshot != 0 else { return nil }
+        return state.withLock { $0.valuation?.portfolio.snapshot == snapshot ? $0.valuation : nil }
+    }
+
+    func keep(_ valuation: Valuation) {
+        guard valuation.portfolio.snapshot != 0 else { return }
+        state.withLock { state in
+            if (state.valuation?.portfolio.snapshot ?? 0) < valuation.portfolio.snapshot { state.valuation = valuation }
+        }
+    }
+
+    func dashboard(_ key: DashboardKey) -> (figures: DashboardFigures, goals: JSONValue)? {
+        state.withLock { $0.dashboards[key] }
+    }
+
+    func keep(_ key: DashboardKey, _ value: (figures: DashboardFigures, goals: JSONValue)) {
+        guard key.snapshot != 0 else { return }
+        state.withLock { state in
+            // Only the newest snapshot's dashboards are worth keeping.
+            state.dashboards = state.dashboards.filter { $0.key.snapshot >= key.snapshot }
+            state.dashboards[key] = value
+        }
     }
 }

@@ -127,7 +127,7 @@ enum RateMethods {
             result: ResultSpec("dashboard", "goals, totals, rates, incomplete, missing_rates", schema: ["type": "object"]),
             writes: false)) { params, _ in
             let currency = try params.string("currency").map { try CurrencyCode($0) } ?? context.liveConfig.current.displayCurrency
-            return Wire.dashboard(try await context.valuation().dashboard(currency: currency), now: context.clock.now())
+            return try await context.dashboard(currency: currency)
         }
     }
 }

@@ -1,9 +1,7 @@
 /// Compact, deterministic JSON output: object keys sorted, no whitespace, one line.
 public enum JSONSerializer {
     public static func serialize(_ value: JSONValue) -> String {
-        var out = ""
-        write(value, to: &out)
-        return out
+        String(decoding: bytes(value), as: UTF8.self)
     }
 
     /// Indented output for people (savingsctl); keys still sorted.
@@ -21,55 +19,70 @@ public enum JSONSerializer {
         }
     }
 
+    /// UTF-8 bytes, written directly: answers can be megabytes, and appending scalar by
+    /// scalar to a String was most of a large dashboard's cost.
     public static func bytes(_ value: JSONValue) -> [UInt8] {
-        Array(serialize(value).utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, to: &out)
+        return out
     }
 
-    private static func write(_ value: JSONValue, to out: inout String) {
+    private static func append(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    private static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n
+        case .null: append("null", to: &out)
+        case .bool(let b): b ? append("true", to: &out) : append("false", to: &out)
+        case .number(let n): out.append(contentsOf: n.utf8)
         case .string(let s): writeString(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 write(item, to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let object):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, key) in object.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 write(object[key]!, to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
+    private static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let utf8 = Array(s.utf8)
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"", to: &out)
+            case UInt8(ascii: "\\"): append("\\\\", to: &out)
+            case UInt8(ascii: "\n"): append("\\n", to: &out)
+            case UInt8(ascii: "\r"): append("\\r", to: &out)
+            case UInt8(ascii: "\t"): append("\\t", to: &out)
+            case 0..<0x20:
+                let hex = Array(String(byte, radix: 16).utf8)
+                append("\\u", to: &out)
+                out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 4 - hex.count))
+                out.append(contentsOf: hex)
+            case 0xE2 where index + 2 < utf8.count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
+                // U+2028 and U+2029 end lines in some readers.
+                utf8[index + 2] == 0xA8 ? append("\\u2028", to: &out) : append("\\u2029", to: &out)
+                index += 2
             default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+                out.append(byte)
             }
+            index += 1
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -99,10 +99,11 @@ extension Wire {
         ]
     }
 
-    public static func dashboard(_ figures: DashboardFigures, now: Date) -> JSONValue {
+    /// `goals`: the goal lines when already rendered from these figures.
+    public static func dashboard(_ figures: DashboardFigures, now: Date, goals: JSONValue? = nil) -> JSONValue {
         [
             "currency": .string(figures.currency.code),
-            "goals": .array(figures.goals.map(goal)),
+            "goals": goals ?? .array(figures.goals.map(goal)),
             "totals": [
                 "goals_total": money(figures.goalsTotal, figures.currency),
                 "unallocated_value": money(figures.unallocatedValue, figures.currency),

@@ -16,6 +16,10 @@ final class FigureCache: Sendable {
     }
 
     private let state = Mutex<(version: UInt64, entry: Entry?)>((0, nil))
+    private let snapshots = Mutex<UInt64>(0)
+
+    /// A number for a freshly loaded snapshot, never handed out before.
+    func nextSnapshot() -> UInt64 { snapshots.withLock { $0 += 1; return $0 } }
 
     /// Called after every write transaction.
     func invalidate() {

@@ -89,7 +89,8 @@ extension SavingsDatabase {
     public func portfolio(now: Date, pivot: CurrencyCode) async throws -> Portfolio {
         if let cached = figures.lookup(now: now, pivot: pivot) { return cached }
         let version = figures.version
-        let (portfolio, validUntil) = try await loadPortfolio(now: now, pivot: pivot)
+        var (portfolio, validUntil) = try await loadPortfolio(now: now, pivot: pivot)
+        portfolio.snapshot = figures.nextSnapshot()
         figures.store(portfolio, version: version, now: now, pivot: pivot, validUntil: validUntil)
         return portfolio
     }

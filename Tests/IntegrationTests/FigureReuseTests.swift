@@ -1,0 +1,42 @@
+import Foundation
+import SavingsRPC
+import Testing
+
+/// `dashboard.get` and every other figure reuse what was computed for the current snapshot:
+/// never across a write, never across a rate turning stale.
+@Suite struct FigureReuseTests {
+    @Test func reusedFiguresFollowEveryWriteAndTheClock() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_RATES_STALE_AFTER": "3"])
+        _ = try daemon.call("asset.create", ["name": "Wallet", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("goal.create", ["name": "House", "currency": "EUR", "target_amount": "100000", "deadline": "2030-01-01"])
+        _ = try daemon.call("tx.add", ["asset": "Wallet", "amount": "1"])
+        _ = try daemon.call("allocation.set", ["asset": "Wallet", "goal": "House", "amount": "0.5"])
+        _ = try daemon.call("rates.set", ["base": "BTC", "quote": "EUR", "rate": "60000"])
+
+        func house(_ dashboard: JSONValue) -> JSONValue? {
+            dashboard["goals"]?.arrayValue?.first { $0["name"] == "House" }
+        }
+        let first = try daemon.call("dashboard.get", ["currency": "EUR"])
+        #expect(house(first)?["current_total"] == "30000.00")
+        #expect(try daemon.call("dashboard.get", ["currency": "EUR"]) == first, "an unchanged snapshot gives the same answer")
+
+        _ = try daemon.call("allocation.set", ["asset": "Wallet", "goal": "House", "amount": "0.75"])
+        #expect(house(try daemon.call("dashboard.get", ["currency": "EUR"]))?["current_total"] == "45000.00", "a write is seen at once")
+        #expect(try daemon.call("goal.get", ["goal": "House"])["current_total"] == "45000.00")
+
+        _ = try daemon.call("rates.set", ["base": "BTC", "quote": "EUR", "rate": "62000"])
+        let repriced = try daemon.call("dashboard.get", ["currency": "EUR"])
+        #expect(house(repriced)?["current_total"] == "46500.00", "a new rate is seen at once")
+        #expect(repriced["stale"] == false)
+
+        // Nothing is written, but the rate ages past stale_after: the flags must follow the clock.
+        var stale = repriced
+        for _ in 0..<60 where stale["stale"] != true {
+            usleep(100_000)
+            stale = try daemon.call("dashboard.get", ["currency": "EUR"])
+        }
+        #expect(stale["stale"] == true, "\(stale)")
+        #expect(try daemon.call("goal.get", ["goal": "House"])["stale"] == true)
+        #expect(house(stale)?["current_total"] == "46500.00")
+    }
+}
