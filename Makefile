@@ -80,10 +80,9 @@ install: deps
 	  "$$release/$$tool" --generate-completion-script zsh > "$$root/share/zsh/site-functions/_$$tool"; \
 	  "$$release/$$tool" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/$$tool.fish"; \
 	done; \
-	for tool in savingsd savingsctl; do \
-	  $(SWIFT) package plugin --allow-writing-to-directory "$$root/share/man/man1" generate-manual \
-	    --multi-page --output-directory "$$root/share/man/man1" --product $$tool >/dev/null; \
-	done; \
+	rm -rf .build/plugins/GenerateManual/outputs; \
+	$(SWIFT) package plugin generate-manual --multi-page --configuration $(BUILD_CONFIG) >/dev/null 2>&1; \
+	install -m 0644 .build/plugins/GenerateManual/outputs/*/*.1 "$$root/share/man/man1/"; \
 	for unit in savingsd.service savingsd.socket; do \
 	  sed "s|/usr/local/bin/|$(PREFIX)/bin/|g" "systemd/$$unit" > "$$unit.tmp"; \
 	  install -D -m 0644 "$$unit.tmp" "$$root/lib/systemd/system/$$unit"; \

@@ -25,7 +25,7 @@ done
 grep -q '^ExecStart=/usr/bin/savingsd --system' "$root/usr/lib/systemd/system/savingsd.service" || fail "system unit ExecStart"
 grep -q '^ExecStart=/usr/bin/savingsd' "$root/usr/lib/systemd/user/savingsd.service" || fail "user unit ExecStart"
 grep -q 'tx' "$root/usr/share/bash-completion/completions/savingsctl" || fail "bash completion lacks subcommands"
-grep -q '^\.TH' "$root/usr/share/man/man1/savingsctl.1" || fail "savingsctl.1 is not a man page"
+grep -q '^\.Dt SAVINGSCTL 1' "$root/usr/share/man/man1/savingsctl.1" || fail "savingsctl.1 is not a man page"
 if command -v man > /dev/null; then
     MANWIDTH=80 man -l "$root/usr/share/man/man1/savingsctl.1" 2>/dev/null | grep -q 'savingsctl' || fail "savingsctl.1 does not render"
 fi
