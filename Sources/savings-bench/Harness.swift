@@ -37,6 +37,21 @@ struct Samples {
     var p99: Double { quantile(0.99) }
 }
 
+/// Calls `body` (connect or bind) with the Unix socket address of `path`.
+func withUnixAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) throws -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw BenchError("socket path too long: \(path)") }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+}
+
 /// A blocking line client on a Unix socket: what a compiled client does, and nothing more.
 final class LineSocket: @unchecked Sendable {
     private let fd: Int32
@@ -44,18 +59,8 @@ final class LineSocket: @unchecked Sendable {
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket() failed") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw BenchError("socket path too long: \(path)") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
+        let descriptor = fd
+        guard try withUnixAddress(path, { connect(descriptor, $0, $1) }) == 0 else {
             close(fd)
             throw BenchError("cannot connect to \(path): \(String(cString: strerror(errno)))")
         }
@@ -112,17 +117,8 @@ final class NotifyEndpoint {
         self.path = path
         unlink(path)
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard fd >= 0, result == 0 else { throw BenchError("cannot bind \(path)") }
+        let descriptor = fd
+        guard descriptor >= 0, try withUnixAddress(path, { bind(descriptor, $0, $1) }) == 0 else { throw BenchError("cannot bind \(path)") }
     }
 
     deinit { close(fd) }
