@@ -5,7 +5,7 @@ APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite
 BENCH_PACKAGES := hledger
 BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build run test bench bench-smoke fuzz install clean
+.PHONY: all deps build run test bench bench-smoke fuzz install docs clean
 
 all: build
 
@@ -60,6 +60,11 @@ fuzz: deps
 	mkdir -p .build/fuzz/corpus
 	ASAN_OPTIONS=detect_leaks=0 .build/fuzz/fuzz-requests -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/corpus
+
+## Regenerate docs/protocol.md from the daemon's rpc.discover (a test keeps it in sync).
+docs: deps
+	$(SWIFT) build --build-tests
+	SAVINGSD_UPDATE_DOCS=1 SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build --filter ProtocolDocTests
 
 ## Install the release binaries, man pages, shell completions, systemd units and snippets and
 ## the example configuration under $(DESTDIR)$(PREFIX).
