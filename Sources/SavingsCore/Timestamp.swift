@@ -75,12 +75,14 @@ public enum Timestamp {
                   let minute = number(14, 2), let second = number(17, 2), let fraction = number(20, 3),
                   (1583...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
             let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-            let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+            let monthDays = month == 2 ? (leap ? 29 : 28) : daysInMonth[month - 1]
             guard (1...monthDays).contains(day) else { return nil }
             let days = daysFromCivil(year: year, month: month, day: day)
             return days * 86_400_000 + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + fraction)
         }
     }
+
+    private static let daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
     static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {

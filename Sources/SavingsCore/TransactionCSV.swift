@@ -145,7 +145,6 @@ public struct TransactionCSVFormat: Sendable {
         self.calendar = calendar
     }
 
-    /// A row, or the reason it is refused (prefixed with nothing: the caller adds the line).
     /// The field without surrounding white space. Most fields have none, which a look at the
     /// first and last byte shows without Foundation's Unicode-aware trimming.
     static func trimmed(_ field: String) -> String {
@@ -155,6 +154,7 @@ public struct TransactionCSVFormat: Sendable {
         return field.trimmingCharacters(in: .whitespaces)
     }
 
+    /// A row, or the reason it is refused (prefixed with nothing: the caller adds the line).
     public func row(_ record: CSVTokenizer.Record) throws -> TransactionCSVRow {
         func value(_ name: String) -> String? {
             columns[name].flatMap { $0 < record.fields.count ? Self.trimmed(record.fields[$0]) : nil }

@@ -31,8 +31,7 @@ public struct DaemonContext: Sendable {
 
     var planner: Planner { Planner(context: self) }
 
-    /// The one valuation behind every figure, from a fresh snapshot.
-    /// Built once per stored snapshot (a write or the next dated transaction makes a new one)
+    /// The one valuation behind every figure, from the current snapshot. Built once per stored snapshot (a write or the next dated transaction makes a new one)
     /// and judged at the current `staleBefore` on every call.
     public func valuation() async throws -> Valuation {
         let portfolio = try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)

@@ -91,8 +91,8 @@ extension SavingsDatabase {
             var allocations = try Self.allocations(assetID: asset.id, db)
             var balance = try Self.balance(assetID: asset.id, at: now, db)
             // A bulk insert touches pages all over the indexes: a 64 MiB page cache (instead of
-            // 2 MiB) keeps them from being spilled to the WAL again and again. 200,000 rows went
-            // from 20.4 s to 13.3 s. The memory goes back after the import.
+            // 2 MiB) keeps them from being spilled to the WAL again and again. The memory goes
+            // back after the import.
             let cacheSize = try Int.fetchOne(db, sql: "PRAGMA main.cache_size") ?? -2000
             try db.execute(sql: "PRAGMA main.cache_size = -65536")
             defer { try? db.execute(sql: "PRAGMA main.cache_size = \(cacheSize)") }

@@ -202,7 +202,7 @@ extension SavingsDatabase {
         let inForce = try AllocationHistoryRecord.filter(pair && Column("timestamp") <= stamp)
             .order(Column("timestamp").desc, Column("created_at").desc).fetchOne(db)
         let later = try AllocationHistoryRecord.filter(pair && Column("timestamp") > stamp).fetchAll(db)
-        let rows = try (inForce.map { [$0] } ?? []).map { try $0.entry() } + later.map { try $0.entry() }
+        let rows = try ([inForce].compactMap { $0 } + later).map { try $0.entry() }
         // created_at breaks ties between rows with the same timestamp, so it must strictly
         // increase per pair even when two changes land in the same millisecond.
         let newestCreated = try String.fetchOne(db, sql: "SELECT MAX(created_at) FROM allocation_history WHERE asset_id = ? AND goal_id = ?",

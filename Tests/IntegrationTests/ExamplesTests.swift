@@ -10,25 +10,13 @@ import Glibc
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("examples").path
 
-    /// Runs a program to completion with the daemon's socket in the environment.
+    /// Runs a program to completion with the daemon's socket in the environment and the built
+    /// savingsctl on PATH; its standard output and error together.
     func run(_ arguments: [String], socket: String, environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-        let directory = try makeScratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let out = directory + "/out"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        var env = DaemonProcess.baseEnvironment(directory: directory)
-        env["SAVINGSD_SOCKET"] = socket
-        env["PATH"] = Binaries.directory + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        var env = ["SAVINGSD_SOCKET": socket, "PATH": Binaries.directory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
         env.merge(environment) { $1 }
-        process.environment = env
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = process.standardOutput
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+        let result = try runCtl(arguments, environment: env, executable: "/usr/bin/env")
+        return (result.status, result.stdout + result.stderr)
     }
 
     @Test func thePythonClientCallsBatchesAndSubscribes() throws {
