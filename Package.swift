@@ -51,9 +51,11 @@ let package = Package(
             dependencies: ["SavingsDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
+        // Human output of savingsctl: tables, colour, amounts, the overview and the HTML report.
+        .target(name: "SavingsCLI", dependencies: ["SavingsCore", "SavingsRPC"], swiftSettings: strict),
         .executableTarget(
             name: "savingsctl",
-            dependencies: ["SavingsRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SavingsCLI", "SavingsRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         .executableTarget(name: "savings-bench", dependencies: ["SavingsCore", "SavingsRPC"], swiftSettings: strict),
@@ -67,6 +69,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "SavingsRPCTests", dependencies: ["SavingsRPC"], swiftSettings: strict),
+        .testTarget(name: "SavingsCLITests", dependencies: ["SavingsCLI"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "SavingsDaemonTests", dependencies: ["SavingsDaemon"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

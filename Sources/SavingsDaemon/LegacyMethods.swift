@@ -19,22 +19,15 @@ enum LegacyMethods {
             let path = try DataMethods.absolutePath(params)
             let data = try DataMethods.readBounded(path, maxBytes: maxBytes)
             let document = try LegacyParser.parse(Array(data))
-            let now = context.clock.now()
-            let config = context.liveConfig.current
-            let taken = try await database.takenNames()
-            let plan = try LegacyImporter.plan(document, now: now, timeZone: config.timeZone, thresholds: config.thresholds,
-                                               takenGoalNames: taken.goals, takenAssetNames: taken.assets)
             let dryRun = params.bool("dry_run") ?? false
             var result: [String: JSONValue] = [:]
             if !dryRun, try await !database.isEmpty() {
-                let backup = try await database.automaticBackup(reason: "before-legacy-import", policy: config.backupPolicy, now: now)
+                let backup = try await database.automaticBackup(reason: "before-legacy-import", policy: context.liveConfig.current.backupPolicy,
+                                                                now: context.clock.now())
                 result["backup"] = .string(backup.path)
             }
-            let display = config.displayCurrency
-            let outcome = try await database.legacyImport(plan, fingerprint: StableHash.hex128(String(decoding: data, as: UTF8.self)),
-                                                          dryRun: dryRun, now: now, timeZone: config.timeZone) { month in
-                render(month, display: display)
-            }
+            let (plan, outcome) = try await importDocument(document, fingerprint: StableHash.hex128(String(decoding: data, as: UTF8.self)),
+                                                           dryRun: dryRun, context: context)
             result["dry_run"] = .bool(dryRun)
             result["already_imported"] = .bool(outcome.alreadyImported)
             result["steps"] = .array(plan.steps.map { step in
@@ -48,6 +41,57 @@ enum LegacyMethods {
             }
             return .object(result)
         }
+    }
+
+    /// `data.demo`: the example of `DemoData`, dated around now, into an empty database. The
+    /// history enters as one import (all or nothing); the current month's deposits and
+    /// reservations then go through the same store calls as `tx.add` and `allocation.set`.
+    static func registerDemo(into registry: inout MethodRegistry, context: DaemonContext, logger: Logger) {
+        let database = context.database
+        registry.register(MethodSpec(
+            "data.demo", summary: "Fill an empty database with an example: goals, crypto and fiat assets, closed months, an executing month.",
+            result: ResultSpec("demo", "{\"goals\", \"assets\", \"transactions\", \"closed_months\", \"executing_month\"}",
+                               schema: ["type": "object"]), writes: true)) { _, _ in
+            guard try await database.isEmpty() else {
+                throw DomainError(.conflict, "the database is not empty; the demo only fills an empty one (start savingsd with another --database)")
+            }
+            let now = context.clock.now()
+            let demo = DemoData(now: now, timeZone: context.timeZone)
+            let (plan, _) = try await importDocument(demo.document, fingerprint: "demo:" + Timestamp.format(now), dryRun: false, context: context)
+            for rate in demo.rates {
+                _ = try await database.recordRate(ExchangeRate(base: rate.base, quote: rate.quote, rate: rate.rate, asOf: now,
+                                                               provider: "manual", fetchedAt: now))
+            }
+            for deposit in demo.deposits {
+                _ = try await database.addTransaction(asset: deposit.asset, amount: deposit.amount, date: context.clock.now(),
+                                                      note: deposit.note, externalID: nil, now: context.clock.now(), timeZone: context.timeZone)
+            }
+            for reservation in demo.reservations {
+                _ = try await database.setAllocation(asset: reservation.asset, goal: reservation.goal, amount: reservation.amount,
+                                                     now: context.clock.now(), timeZone: context.timeZone)
+            }
+            logger.notice("demo data loaded")
+            return ["goals": .int(plan.goals.count), "assets": .int(plan.assets.count),
+                    "transactions": .int(plan.transactions.count + demo.deposits.count),
+                    "closed_months": .int(plan.months.filter(\.closed).count),
+                    "executing_month": .string(MonthLabel(now, in: context.timeZone).description)]
+        }
+    }
+
+    /// Plans `document` through SPEC section 8's steps and writes it in one transaction.
+    static func importDocument(_ document: LegacyDocument, fingerprint: String, dryRun: Bool,
+                               context: DaemonContext) async throws -> (LegacyImportPlan, LegacyImportOutcome) {
+        let now = context.clock.now()
+        let config = context.liveConfig.current
+        let taken = try await context.database.takenNames()
+        let plan = try LegacyImporter.plan(document, now: now, timeZone: config.timeZone, thresholds: config.thresholds,
+                                           takenGoalNames: taken.goals, takenAssetNames: taken.assets)
+        let display = config.displayCurrency
+        let outcome = try await context.database.legacyImport(plan, fingerprint: fingerprint, dryRun: dryRun, now: now,
+                                                              timeZone: config.timeZone) { month in
+            render(month, display: display)
+        }
+        return (plan, outcome)
     }
 
     /// A month the earlier app executed, in the shape `month.complete` freezes. Totals are in the

@@ -16,6 +16,7 @@ public enum MethodCatalog {
         EventMethods.register(into: &registry, context: context)
         DataMethods.register(into: &registry, context: context, logger: logger)
         LegacyMethods.register(into: &registry, context: context, logger: logger)
+        LegacyMethods.registerDemo(into: &registry, context: context, logger: logger)
         registry.registerIntrospection(title: SavingsDaemonInfo.name, version: SavingsDaemonInfo.version)
         return registry
     }

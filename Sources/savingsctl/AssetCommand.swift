@@ -1,4 +1,5 @@
 import ArgumentParser
+import SavingsCLI
 import SavingsRPC
 
 struct AssetCommand: ParsableCommand {
@@ -6,18 +7,7 @@ struct AssetCommand: ParsableCommand {
         commandName: "asset", abstract: "Manage assets (crypto holdings and fiat accounts).",
         subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self])
 
-    static func describe(_ asset: JSONValue) -> String {
-        var text = Render.fields(asset, ["id", "name", "currency", "kind", "address", "balance", "allocated", "unallocated", "value",
-                                         "value_currency", "notes"])
-        let lines = asset["allocations"]?.arrayValue ?? []
-        if !lines.isEmpty {
-            var table = Table(headers: ["GOAL", "TARGET", "FUNDED"])
-            table.rows = lines.map { [Render.text($0["goal_name"]), Render.text($0["amount"]), Render.text($0["funded"])] }
-            text += "\n\n" + table.rendered
-        }
-        if asset["over_allocated"] == true { text += "\n\nwarning: allocations exceed the balance; goals are funded proportionally" }
-        return text
-    }
+    static func describe(_ asset: JSONValue) -> String { Views.asset(asset, style: .standardOutput) }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Create an asset.")
@@ -43,17 +33,7 @@ struct AssetCommand: ParsableCommand {
 
         func run() throws {
             let session = try ClientSession(global)
-            session.output(try session.call("asset.list")) { result in
-                let assets = result["assets"]?.arrayValue ?? []
-                guard !assets.isEmpty else { return "no assets yet (add one with: savingsctl asset add NAME --currency BTC --kind crypto)" }
-                var table = Table(headers: ["NAME", "CUR", "BALANCE", "ALLOCATED", "UNALLOCATED", "VALUE"])
-                table.rows = assets.map { asset in
-                    [Render.text(asset["name"]), Render.text(asset["currency"]), Render.text(asset["balance"]),
-                     Render.text(asset["allocated"]), Render.text(asset["unallocated"]),
-                     asset["value"] == .null ? "no rate" : Render.text(asset["value"]) + " " + Render.text(asset["value_currency"])]
-                }
-                return table.rendered
-            }
+            session.output(try session.call("asset.list")) { Views.assetList($0, style: .standardOutput) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SavingsCore
+import SavingsCLI
 import SavingsRPC
 
 /// A failure that ends savingsctl with a specific exit code.
@@ -52,16 +53,32 @@ struct ClientSession {
             return try client.call(method, params, timeoutMilliseconds: Self.longRunning.contains(method) ? 3_600_000 : 30_000,
                                    onNotification: onNotification)
         } catch {
-            switch error {
-            case .remote(let rpcError):
-                var message = rpcError.message
-                if let kind = rpcError.kind { message += " [\(kind)]" }
-                throw ClientFailure(message: message, exitCode: 1)
-            case .transport(let failure):
-                throw ClientFailure(message: "lost the connection to savingsd: \(failure.message)", exitCode: 3)
-            case .malformed(let reason):
-                throw ClientFailure(message: reason, exitCode: 1)
-            }
+            throw Self.failure(error, method: method)
+        }
+    }
+
+    /// What savingsctl says when a call fails: the daemon's message and what to do next.
+    static func failure(_ error: RPCClient.CallError, method: String) -> ClientFailure {
+        switch error {
+        case .remote(let rpcError):
+            return ClientFailure(message: Hints.message(for: rpcError, method: method), exitCode: 1)
+        case .transport(let failure):
+            return ClientFailure(message: "lost the connection to savingsd: \(failure.message)\n"
+                                 + "Check it is still running (savingsctl status; journalctl --user -u savingsd) and try again.", exitCode: 3)
+        case .malformed(let reason):
+            return ClientFailure(message: reason + "\nThis savingsctl may not match the daemon's version (savingsctl --version; savingsctl status).",
+                                 exitCode: 1)
+        }
+    }
+
+    /// The result, or nil when the daemon answers `not_found` (a month not started yet).
+    func callIfFound(_ method: String, _ params: [String: JSONValue] = [:]) throws -> JSONValue? {
+        do {
+            return try client.call(method, params, timeoutMilliseconds: 30_000)
+        } catch .remote(let rpcError) where rpcError.kind == "not_found" {
+            return nil
+        } catch {
+            throw Self.failure(error, method: method)
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SavingsCLI
 import SavingsRPC
 
 /// Paths go to the daemon, which does not share our working directory: make them absolute.
@@ -159,6 +160,28 @@ struct LegacyImportCommand: ParsableCommand {
             lines += (report["warnings"]?.arrayValue ?? []).map { "warning: " + Render.text($0) }
             if let backup = report["backup"] { lines.append("previous data backed up to \(Render.text(backup))") }
             return lines.joined(separator: "\n")
+        }
+    }
+}
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "Fill an empty database with a realistic example to explore.",
+        discussion: "Four goals, a bank account, brokerage cash and two crypto wallets, five closed months and this month executing. A database that holds anything is refused.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let session = try ClientSession(global)
+        session.output(try session.call("data.demo")) { result in
+            """
+            demo loaded: \(Render.text(result["goals"])) goals, \(Render.text(result["assets"])) assets, \
+            \(Render.text(result["transactions"])) transactions, \(Render.text(result["closed_months"])) closed months, \
+            \(Render.text(result["executing_month"])) executing
+            try: savingsctl            (this month at a glance)
+                 savingsctl dashboard
+                 savingsctl month status
+                 savingsctl report --html report.html
+            """
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SavingsCLI
 import SavingsRPC
 
 struct GoalCommand: ParsableCommand {
@@ -6,24 +7,7 @@ struct GoalCommand: ParsableCommand {
         commandName: "goal", abstract: "Manage savings goals.",
         subcommands: [Add.self, List.self, Show.self, Edit.self, Archive.self, Remove.self, History.self])
 
-    static func describe(_ goal: JSONValue) -> String {
-        var text = Render.fields(goal, ["id", "name", "currency", "target_amount", "current_total", "remaining", "deadline",
-                                        "start_date", "archived", "notes"])
-        text += "\n" + "progress".padding(toLength: 15, withPad: " ", startingAt: 0) + Render.bar(goal["progress"])
-        let funding = goal["funding"]?.arrayValue ?? []
-        if !funding.isEmpty {
-            var table = Table(headers: ["ASSET", "FUNDED", "RATE", "VALUE"])
-            table.rows = funding.map {
-                [Render.text($0["asset_name"]), Render.text($0["funded"]) + " " + Render.text($0["asset_currency"]),
-                 Render.text($0["rate"]), Render.text($0["value"])]
-            }
-            text += "\n\n" + table.rendered
-        }
-        if goal["incomplete"] == true {
-            text += "\n\nincomplete: no rate for \(goal["missing_rates"]?.arrayValue?.map(Render.text).joined(separator: ", ") ?? "")"
-        }
-        return text
-    }
+    static func describe(_ goal: JSONValue) -> String { Views.goal(goal, style: .standardOutput) }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Create a goal.")
@@ -55,11 +39,7 @@ struct GoalCommand: ParsableCommand {
         func run() throws {
             let session = try ClientSession(global)
             let result = try session.call("goal.list", all ? ["include_archived": true] : [:])
-            session.output(result) { result in
-                let goals = result["goals"]?.arrayValue ?? []
-                guard !goals.isEmpty else { return "no goals yet (add one with: savingsctl goal add NAME --target AMOUNT --currency CUR --deadline YYYY-MM-DD)" }
-                return Render.goalSummary(goals)
-            }
+            session.output(result) { Views.goalList($0, style: .standardOutput) }
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SavingsCore
+import SavingsCLI
 import SavingsRPC
 
 struct MonthCommand: ParsableCommand {
@@ -13,32 +14,10 @@ struct MonthCommand: ParsableCommand {
         var params: [String: JSONValue] { month.map { ["month": .string($0)] } ?? [:] }
     }
 
-    /// Each goal as a bar of contributed / planned, then the derived events.
-    static func describe(_ progress: JSONValue) -> String {
-        var text = "\(Render.text(progress["month"])) \(Render.text(progress["status"]))"
-            + " since \(Render.text(progress["started_at"]))"
-        var table = Table(headers: ["GOAL", "PROGRESS", "CONTRIBUTED", "PLANNED", "CUR", ""])
-        table.rows = (progress["goals"]?.arrayValue ?? []).map { goal in
-            let percent = goal["percent"]?.stringValue.flatMap { try? Amount.parse($0) }.map { $0 / 100 }
-            return [Render.text(goal["goal_name"]), Render.bar(percent.map { .string(Amount.plainText(min($0, 1))) } ?? "1"),
-                    Render.text(goal["contributed"]), Render.text(goal["planned"]), Render.text(goal["currency"]),
-                    goal["fulfilled"] == true ? "fulfilled" : ""]
-        }
-        text += "\n\n" + table.rendered
-        text += "\n\ntotal \(Render.text(progress["totals"]?["contributed"])) of \(Render.text(progress["totals"]?["planned"])) \(Render.text(progress["totals"]?["currency"]))"
-        let events = progress["events"]?.arrayValue ?? []
-        if !events.isEmpty {
-            var list = Table(headers: ["AT", "KIND", "GOAL", "AMOUNT"])
-            list.rows = events.map { [Render.text($0["at"]), Render.text($0["kind"]), Render.text($0["goal_id"]), Render.text($0["goal_amount"])] }
-            text += "\n\n" + list.rendered
-        }
-        return text
-    }
-
     static func run(_ global: GlobalOptions, _ method: String, _ params: [String: JSONValue]) throws {
         let session = try ClientSession(global)
         session.output(try session.call(method, params)) { result in
-            result["goals"] != nil ? describe(result) : "\(Render.text(result["month"])) is \(Render.text(result["status"]))"
+            result["goals"] != nil ? Views.monthProgress(result, style: .standardOutput) : "\(Render.text(result["month"])) is \(Render.text(result["status"]))"
         }
     }
 
@@ -88,14 +67,7 @@ struct MonthCommand: ParsableCommand {
             if let from { params["from"] = .string(from) }
             if let to { params["to"] = .string(to) }
             let session = try ClientSession(global)
-            session.output(try session.call("month.history", params)) { result in
-                var table = Table(headers: ["MONTH", "CONTRIBUTED", "PLANNED", "FULFILMENT"])
-                table.rows = (result["months"]?.arrayValue ?? []).map {
-                    [Render.text($0["month"]), Render.text($0["totals"]?["contributed"]), Render.text($0["totals"]?["planned"]),
-                     Render.text($0["fulfilment_percent"]) + "%"]
-                }
-                return table.rows.isEmpty ? "no closed months" : table.rendered
-            }
+            session.output(try session.call("month.history", params)) { Views.monthHistory($0, style: .standardOutput) }
         }
     }
 }

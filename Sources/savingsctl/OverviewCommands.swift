@@ -1,4 +1,5 @@
 import ArgumentParser
+import SavingsCLI
 import SavingsRPC
 
 struct ContributeCommand: ParsableCommand {
@@ -64,16 +65,7 @@ struct RatesCommand: ParsableCommand {
 
         func run() throws {
             let session = try ClientSession(global)
-            session.output(try session.call("rates.list", history ? ["history": true] : [:])) { result in
-                let rates = result["rates"]?.arrayValue ?? []
-                guard !rates.isEmpty else { return "no rates (set one with: savingsctl rates set BTC EUR 50000)" }
-                var table = Table(headers: ["PAIR", "RATE", "AS OF", "AGE", "PROVIDER", ""])
-                table.rows = rates.map {
-                    ["\(Render.text($0["base"]))/\(Render.text($0["quote"]))", Render.text($0["rate"]), Render.text($0["as_of"]),
-                     Render.age($0["age_seconds"]), Render.text($0["provider"]), $0["stale"] == true ? "STALE" : ""]
-                }
-                return table.rendered
-            }
+            session.output(try session.call("rates.list", history ? ["history": true] : [:])) { Views.rates($0, style: .standardOutput) }
         }
     }
 
@@ -102,16 +94,8 @@ struct DashboardCommand: ParsableCommand {
 
     func run() throws {
         let session = try ClientSession(global)
-        session.output(try session.call("dashboard.get", currency.map { ["currency": .string($0)] } ?? [:])) { result in
-            let currency = Render.text(result["currency"])
-            var text = Render.goalSummary(result["goals"]?.arrayValue ?? [])
-            text += "\n\nsaved toward goals  \(Render.text(result["totals"]?["goals_total"])) \(currency)"
-            text += "\nunallocated         \(Render.text(result["totals"]?["unallocated_value"])) \(currency)"
-            text += "\nrates               \(Render.text(result["rates"]?["count"])), oldest \(Render.age(result["rates"]?["oldest_age_seconds"])) old"
-            if result["incomplete"] == true {
-                text += "\nincomplete: no rate for \(result["missing_rates"]?.arrayValue?.map(Render.text).joined(separator: ", ") ?? "")"
-            }
-            return text
+        session.output(try session.call("dashboard.get", currency.map { ["currency": .string($0)] } ?? [:])) {
+            Views.dashboard($0, style: .standardOutput)
         }
     }
 }

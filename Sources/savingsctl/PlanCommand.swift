@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import SavingsCLI
 import SavingsRPC
 
 struct PlanCommand: ParsableCommand {
@@ -24,15 +25,7 @@ struct PlanCommand: ParsableCommand {
         }
     }
 
-    static func table(_ plans: [JSONValue]) -> String {
-        guard !plans.isEmpty else { return "no plans" }
-        var table = Table(headers: ["GOAL", "MONTH", "REQUIRED", "PLANNED", "CUR", "STATUS", "FLEX", "STATE"])
-        table.rows = plans.map {
-            [Render.text($0["goal_name"]), Render.text($0["month"]), Render.text($0["required_monthly"]), Render.text($0["planned_amount"]),
-             Render.text($0["currency"]), Render.text($0["status"]), Render.text($0["flex_state"]), Render.text($0["state"])]
-        }
-        return table.rendered
-    }
+    static func table(_ plans: [JSONValue]) -> String { Views.plans(plans, style: .standardOutput) }
 
     static func describe(_ plan: JSONValue) -> String {
         Render.fields(plan, ["id", "goal_name", "month", "currency", "required_monthly", "remaining_amount", "months_remaining",
@@ -53,7 +46,7 @@ struct PlanCommand: ParsableCommand {
             let session = try ClientSession(global)
             session.output(try session.call("plan.list", month.map { ["month": .string($0)] } ?? [:])) { result in
                 var text = PlanCommand.table(result["plans"]?.arrayValue ?? [])
-                text += "\n\nplanned \(Render.text(result["totals"]?["planned"])) \(Render.text(result["totals"]?["currency"]))"
+                text += "\n\nplanned \(Money.format(result["totals"]?["planned"], result["totals"]?["currency"]))"
                 if result["stale_count"]?.intValue ?? 0 > 0 {
                     text += "\n\(Render.text(result["stale_count"])) stale drafts from past months: savingsctl plan stale"
                 }

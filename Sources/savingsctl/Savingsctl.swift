@@ -1,4 +1,6 @@
 import ArgumentParser
+import SavingsCLI
+import SavingsRPC
 
 struct Savingsctl: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,10 +14,30 @@ struct Savingsctl: ParsableCommand {
         subcommands: [
             StatusCommand.self, DashboardCommand.self, GoalCommand.self, ContributeCommand.self, UndoContributionCommand.self,
             AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, PlanCommand.self, MonthCommand.self, EventsCommand.self,
-            BackupCommand.self, CheckCommand.self, ExportCommand.self, ImportCommand.self, LegacyImportCommand.self, CallCommand.self,
+            BackupCommand.self, CheckCommand.self, ExportCommand.self, ImportCommand.self, LegacyImportCommand.self, DemoCommand.self,
+            CallCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
+
+    /// No subcommand: this month at a glance.
+    func run() throws {
+        let session: ClientSession
+        do {
+            session = try ClientSession(global)
+        } catch let failure as ClientFailure {
+            print(Savingsctl.helpMessage())
+            throw failure
+        }
+        let dashboard = try session.call("dashboard.get")
+        let plans = try session.call("plan.list")
+        let month = try session.callIfFound("month.progress")
+        if global.json {
+            print(JSONSerializer.pretty(["dashboard": dashboard, "plans": plans, "month": month ?? .null]))
+        } else {
+            print(Views.overview(dashboard: dashboard, month: month, plans: plans, style: .standardOutput))
+        }
+    }
 }
 
 /// Options every command accepts, before or after the subcommand name.

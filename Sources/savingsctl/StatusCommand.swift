@@ -1,4 +1,5 @@
 import ArgumentParser
+import SavingsCLI
 import SavingsRPC
 
 struct StatusCommand: ParsableCommand {
