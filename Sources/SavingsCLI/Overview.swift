@@ -41,7 +41,7 @@ extension Views {
         let currency = dashboard["currency"]
         lines.append(style.dim("saved".rightPadded(to: 12)) + Money.format(dashboard["totals"]?["goals_total"], currency)
                      + style.dim("   unallocated ") + Money.format(dashboard["totals"]?["unallocated_value"], currency)
-                     + style.dim("   rates ") + rateFreshness(dashboard["rates"], style: style))
+                     + style.dim("   rates ") + rateFreshness(dashboard, style: style))
         if let stale = plans?["stale_count"]?.intValue, stale > 0 {
             lines.append(style.yellow("\(stale) stale drafts from past months") + ": savingsctl plan stale")
         }

@@ -55,7 +55,7 @@ public enum Views {
         let totals = result["totals"] ?? .null
         var lines = [("saved toward goals", Money.format(totals["goals_total"], currency)),
                      ("unallocated", Money.format(totals["unallocated_value"], currency)),
-                     ("rates", rateFreshness(result["rates"], style: style))]
+                     ("rates", rateFreshness(result, style: style))]
         if let stale = result["stale_drafts"]?.intValue, stale > 0 {
             lines.append(("stale drafts", style.yellow("\(stale)") + " (review with: savingsctl plan stale)"))
         }
@@ -77,12 +77,13 @@ public enum Views {
             + "\(Money.format(month["planned"], currency)) planned, \(Money.format(month["remaining"], currency)) to go"
     }
 
-    /// "4 rates, newest 3 min old" with the stale ones called out.
-    static func rateFreshness(_ rates: JSONValue?, style: Style) -> String {
-        guard let rates, let count = rates["count"]?.intValue, count > 0 else { return "none yet" }
+    /// "3, oldest 5 min old" with the stale pairs called out, from a dashboard.
+    static func rateFreshness(_ dashboard: JSONValue, style: Style) -> String {
+        guard let rates = dashboard["rates"], let count = rates["count"]?.intValue, count > 0 else { return "none yet" }
         var text = "\(count), oldest \(Render.ageOld(rates["oldest_age_seconds"]))"
-        if let stale = rates["stale_count"]?.intValue, stale > 0 {
-            text += ", " + style.yellow("\(stale) stale") + " (savingsctl rates list)"
+        let stale = dashboard["stale_rates"]?.arrayValue ?? []
+        if !stale.isEmpty {
+            text += ", " + style.yellow("stale: \(Render.list(.array(stale)))") + " (savingsctl rates list)"
         }
         return text
     }
