@@ -17,9 +17,12 @@ enum DataMethods {
         registry.register(MethodSpec(
             "db.backup", summary: "Write a consistent copy of the database to PATH while the daemon keeps serving.",
             params: [.required("path", .string, "absolute path of the new file (mode 0600)"),
-                     .optional("overwrite", .boolean, "replace an existing file (default false)")],
-            result: ResultSpec("backup", "{\"path\", \"bytes\", \"pages\"}", schema: ["type": "object"]), writes: false)) { params, _ in
-            let info = try await database.backup(to: try absolutePath(params), overwrite: params.bool("overwrite") ?? false)
+                     .optional("overwrite", .boolean, "replace an existing file (default false)"),
+                     .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\", done, total}} while it runs")],
+            result: ResultSpec("backup", "{\"path\", \"bytes\", \"pages\"}", schema: ["type": "object"]), writes: false)) { params, call in
+            let progress: (@Sendable (Int, Int) -> Void)? = params.bool("progress") == true
+                ? { @Sendable done, total in call.progress("db.backup", phase: "pages", done: done, total: total) } : nil
+            let info = try await database.backup(to: try absolutePath(params), overwrite: params.bool("overwrite") ?? false, progress: progress)
             logger.notice("backup written", metadata: ["path": "\(info.path)", "bytes": "\(info.bytes)"])
             return ["path": .string(info.path), "bytes": .int(info.bytes), "pages": .int(info.pages)]
         }
@@ -44,9 +47,10 @@ enum DataMethods {
         registry.register(MethodSpec(
             "data.export", summary: "Everything as one versioned JSON document, returned or written to PATH.",
             params: [.optional("path", .string, "write the document here (mode 0600) instead of returning it"),
-                     .optional("overwrite", .boolean, "replace an existing file (default false)")],
+                     .optional("overwrite", .boolean, "replace an existing file (default false)"),
+                     .optional("progress", .boolean, "with path: send progress notifications {method: \"progress\", params: {phase: section, done: rows, total}}")],
             result: ResultSpec("export", "the document, or {\"path\", \"bytes\", \"counts\"} when written to a file",
-                               schema: ["type": "object"]), writes: false)) { params, _ in
+                               schema: ["type": "object"]), writes: false)) { params, call in
             let header = try await ExportDocument.header(database: database, now: context.clock.now())
             guard params.has("path") else {
                 let collector = ExportCollector(limit: maxInlineExportBytes)
@@ -54,7 +58,13 @@ enum DataMethods {
                 return collector.document(header: header)
             }
             let path = try absolutePath(params)
-            let written = try await ExportFileWriter.write(to: path, overwrite: params.bool("overwrite") ?? false, header: header) {
+            var progress: (@Sendable (String, Int) -> Void)?
+            if params.bool("progress") == true {
+                let total = try await database.transferRowCount()
+                progress = { @Sendable section, rows in call.progress("data.export", phase: section, done: rows, total: total) }
+            }
+            let written = try await ExportFileWriter.write(to: path, overwrite: params.bool("overwrite") ?? false, header: header,
+                                                           progress: progress) {
                 try await database.export(into: $0)
             }
             logger.notice("export written", metadata: ["path": "\(path)", "bytes": "\(written.bytes)"])

@@ -94,10 +94,18 @@ final class ExportFileWriter: TransferSink, @unchecked Sendable {
     private var firstInSection = true
     private(set) var counts: [String: Int] = [:]
     private(set) var bytes = 0
+    private var rows = 0
+    /// Told (section, rows written so far) every `progressEvery` rows.
+    private let progress: (@Sendable (_ section: String, _ rows: Int) -> Void)?
+    static let progressEvery = 5_000
 
-    private init(handle: FileHandle) { self.handle = handle }
+    private init(handle: FileHandle, progress: (@Sendable (String, Int) -> Void)?) {
+        self.handle = handle
+        self.progress = progress
+    }
 
     static func write(to path: String, overwrite: Bool, header: [String: JSONValue],
+                      progress: (@Sendable (_ section: String, _ rows: Int) -> Void)? = nil,
                       export: (ExportFileWriter) async throws -> Void) async throws -> (bytes: Int, counts: [String: Int]) {
         if FileManager.default.fileExists(atPath: path), !overwrite {
             throw DomainError(.conflict, "\(path) already exists (pass overwrite: true to replace it)", details: ["field": "path"])
@@ -105,7 +113,7 @@ final class ExportFileWriter: TransferSink, @unchecked Sendable {
         let partial = path + ".partial-\(UUID().uuidString.prefix(8))"
         let fd = Glibc.open(partial, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DomainError.invalidField("path", "cannot create \(path): \(String(cString: strerror(errno)))") }
-        let writer = ExportFileWriter(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        let writer = ExportFileWriter(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true), progress: progress)
         do {
             var opening = JSONSerializer.serialize(.object(header))
             opening.removeLast()  // the closing brace: sections follow
@@ -128,6 +136,8 @@ final class ExportFileWriter: TransferSink, @unchecked Sendable {
         try emit(Array(((firstInSection ? "\n" : ",\n") + JSONSerializer.serialize(ExportDocument.json(row))).utf8))
         firstInSection = false
         counts[section, default: 0] += 1
+        rows += 1
+        if rows % Self.progressEvery == 0 { progress?(section, rows) }
     }
 
     private func open(_ section: String) throws {

@@ -15,10 +15,11 @@ public struct CallContext: Sendable {
         self.notify = notify
     }
 
-    /// A `progress` notification: `{"method": "progress", "params": {"method", "phase", "done"}}`.
-    public func progress(_ method: String, phase: String, done: Int) {
-        notify?(["jsonrpc": "2.0", "method": "progress",
-                 "params": ["method": .string(method), "phase": .string(phase), "done": .int(done)]])
+    /// A `progress` notification: `{"method": "progress", "params": {"method", "phase", "done", "total"?}}`.
+    public func progress(_ method: String, phase: String, done: Int, total: Int? = nil) {
+        var params: [String: JSONValue] = ["method": .string(method), "phase": .string(phase), "done": .int(done)]
+        if let total { params["total"] = .int(total) }
+        notify?(["jsonrpc": "2.0", "method": "progress", "params": .object(params)])
     }
 }
 

@@ -23,7 +23,9 @@ public struct BackupInfo: Sendable, Equatable {
 extension SavingsDatabase {
     /// A consistent online copy through SQLite's backup API, taken from one read snapshot while
     /// writers carry on. Written beside the target and renamed into place, mode 0600.
-    public func backup(to path: String, overwrite: Bool) async throws -> BackupInfo {
+    /// `progress` hears (pages copied, pages in all) after each step of 256 pages.
+    public func backup(to path: String, overwrite: Bool,
+                       progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) async throws -> BackupInfo {
         guard path.hasPrefix("/") else { throw DomainError.invalidField("path", "must be an absolute path") }
         var isDirectory: ObjCBool = false
         let parent = (path as NSString).deletingLastPathComponent
@@ -37,19 +39,24 @@ extension SavingsDatabase {
         }
         let source = writer
         return try await Task.detached {
-            try Self.copy(from: source, to: path)
+            try Self.copy(from: source, to: path, progress: progress)
         }.value
     }
 
     /// Copies `source` into a new file at `path` (atomically replacing it).
-    static func copy(from source: any DatabaseReader, to path: String) throws -> BackupInfo {
+    static func copy(from source: any DatabaseReader, to path: String,
+                     progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) throws -> BackupInfo {
         let partial = path + ".partial-\(UUID().uuidString.prefix(8))"
         do {
             _ = try DatabaseFile.preparePrivateFile(at: partial)
             let destination = try DatabaseQueue(path: partial)
             var pages = 0
             do {
-                try source.backup(to: destination) { progress in pages = progress.totalPageCount }
+                // One step holds the whole copy unless someone is watching its progress.
+                try source.backup(to: destination, pagesPerStep: progress == nil ? -1 : 256) { step in
+                    pages = step.totalPageCount
+                    progress?(step.completedPageCount, step.totalPageCount)
+                }
                 try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
                 try destination.close()
             } catch {

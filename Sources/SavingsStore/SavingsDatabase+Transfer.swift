@@ -62,6 +62,13 @@ extension SavingsDatabase {
         }
     }
 
+    /// Rows an export writes (for progress displays).
+    public func transferRowCount() async throws -> Int {
+        try await read { db in
+            try Self.transferSections.reduce(0) { $0 + (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($1.table)") ?? 0) }
+        }
+    }
+
     /// Whether anything a user entered is stored.
     public func isEmpty() async throws -> Bool {
         try await read { db in try Self.isEmpty(db) }

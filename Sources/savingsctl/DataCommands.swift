@@ -16,7 +16,7 @@ struct BackupCommand: ParsableCommand {
 
     func run() throws {
         let session = try ClientSession(global)
-        session.output(try session.call("db.backup", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)])) {
+        session.output(try session.callShowingProgress("db.backup", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)], unit: "pages")) {
             "backup written to \(Render.text($0["path"])) (\(Render.text($0["bytes"])) bytes)"
         }
     }
@@ -56,7 +56,7 @@ struct ExportCommand: ParsableCommand {
             print(JSONSerializer.pretty(try session.call("data.export")))
             return
         }
-        session.output(try session.call("data.export", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)])) {
+        session.output(try session.callShowingProgress("data.export", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)], unit: "rows")) {
             "exported to \(Render.text($0["path"])) (\(Render.text($0["bytes"])) bytes)"
         }
     }
@@ -91,13 +91,9 @@ extension TxCommand {
             let session = try ClientSession(global)
             let path = absolute(file)
             // On a terminal, a progress bar on standard error (the file's lines give the total).
-            let bar = isatty(STDERR_FILENO) == 1 && !global.json ? ProgressLine(total: Self.lineCount(path).map { max(0, $0 - 1) }) : nil
-            var params: [String: JSONValue] = ["asset": .string(asset), "path": .string(path), "partial": .bool(partial)]
-            if bar != nil { params["progress"] = true }
-            let result = try session.call("tx.import", params) { notification in
-                bar?.show(phase: Render.text(notification["params"]?["phase"]), done: notification["params"]?["done"]?.intValue ?? 0)
-            }
-            bar?.finish()
+            let params: [String: JSONValue] = ["asset": .string(asset), "path": .string(path), "partial": .bool(partial)]
+            let result = try session.callShowingProgress("tx.import", params, unit: "rows",
+                                                         total: isatty(STDERR_FILENO) == 1 ? Self.lineCount(path).map { max(0, $0 - 1) } : nil)
             session.output(result) { result in
                 var text = "\(Render.text(result["imported"])) imported, \(Render.text(result["already_present"])) already present"
                     + " (\(Render.text(result["rows"])) rows; \(Render.text(result["auto_allocated"])) allocated automatically)"
@@ -124,21 +120,38 @@ extension TxCommand {
 /// A one-line progress display on standard error, redrawn in place.
 final class ProgressLine {
     let total: Int?
+    let unit: String
 
-    init(total: Int?) { self.total = total }
+    init(total: Int?, unit: String) {
+        self.total = total
+        self.unit = unit
+    }
 
-    func show(phase: String, done: Int) {
-        var line = "\(phase) \(done)"
-        if let total, total > 0 {
-            let fraction = min(1, Double(done) / Double(total))
-            let width = 30, filled = Int(fraction * Double(width))
-            line = "\(phase.padding(toLength: 10, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
-                + String(repeating: "-", count: width - filled) + "] \(done)/\(total) rows"
+    func show(phase: String, done: Int, total reported: Int? = nil) {
+        var line = "\(phase) \(done) \(unit)"
+        if let total = reported ?? total, total > 0 {
+            let width = 30, filled = min(width, done * width / total)
+            line = phase.rightPadded(to: 12) + " [" + String(repeating: "#", count: filled)
+                + String(repeating: "-", count: width - filled) + "] \(done)/\(total) \(unit)"
         }
         FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
     }
 
     func finish() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+}
+
+extension ClientSession {
+    /// Calls a long-running method; on a terminal (and without --json) it asks the daemon for
+    /// progress notifications and draws them as a bar on standard error.
+    func callShowingProgress(_ method: String, _ params: [String: JSONValue], unit: String, total: Int? = nil) throws -> JSONValue {
+        guard isatty(STDERR_FILENO) == 1, !json else { return try call(method, params) }
+        let bar = ProgressLine(total: total, unit: unit)
+        defer { bar.finish() }
+        return try call(method, params.merging(["progress": true]) { $1 }) { notification in
+            let params = notification["params"] ?? .null
+            bar.show(phase: Render.text(params["phase"]), done: params["done"]?.intValue ?? 0, total: params["total"]?.intValue)
+        }
+    }
 }
 
 struct LegacyImportCommand: ParsableCommand {
