@@ -1,6 +1,8 @@
 # savingsd — the two commands: `make run` and `make test`. Both install what is missing first.
 SWIFT ?= swift
 APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite3
+# The tests also render the HTML report in headless Chromium (make test only).
+TEST_PACKAGES := chromium-headless-shell
 # The benchmark baselines also need hledger (make bench only).
 BENCH_PACKAGES := hledger
 BIN = $(shell $(SWIFT) build --show-bin-path)
@@ -29,13 +31,15 @@ run: build
 	echo "Talk to it from another terminal:"; \
 	echo "  $(BIN)/savingsctl status"; \
 	echo "  $(BIN)/savingsctl goal add Emergency --target 5000 --currency EUR --deadline 2027-06-30"; \
-	echo "  $(BIN)/savingsctl goal list"; \
+	echo "  $(BIN)/savingsctl            (this month at a glance)"; \
+	echo "  or, on an empty database, explore an example: $(BIN)/savingsctl demo"; \
 	echo "  echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"help\"}' | socat - UNIX-CONNECT:$$socket"; \
 	echo ""
 	$(BIN)/savingsd
 
 ## Build everything and run every test (unit and integration), then the benchmark smoke run.
 test: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
 	SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
 	$(BIN)/savings-bench --smoke
@@ -62,9 +66,11 @@ fuzz: deps
 		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/corpus
 
 ## Regenerate docs/protocol.md from the daemon's rpc.discover (a test keeps it in sync).
+## Regenerate docs/protocol.md and docs/report-example.png from the running code.
 docs: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
-	SAVINGSD_UPDATE_DOCS=1 SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build --filter ProtocolDocTests
+	SAVINGSD_UPDATE_DOCS=1 SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build --filter "ProtocolDocTests|ReportTests"
 
 ## Install the release binaries, man pages, shell completions, systemd units and snippets and
 ## the example configuration under $(DESTDIR)$(PREFIX).

@@ -12,7 +12,7 @@ for path in \
     usr/bin/savingsd usr/bin/savingsctl \
     usr/share/bash-completion/completions/savingsctl usr/share/bash-completion/completions/savingsd \
     usr/share/zsh/site-functions/_savingsctl usr/share/fish/vendor_completions.d/savingsctl.fish \
-    usr/share/man/man1/savingsd.1 usr/share/man/man1/savingsctl.1 usr/share/man/man1/savingsctl.goal.1 \
+    usr/share/man/man1/savingsd.1 usr/share/man/man1/savingsctl.1 usr/share/man/man1/savingsctl.goal.1 usr/share/man/man1/savingsctl.report.1 usr/share/man/man1/savingsctl.demo.1 \
     usr/lib/systemd/system/savingsd.service usr/lib/systemd/system/savingsd.socket \
     usr/lib/systemd/user/savingsd.service usr/lib/systemd/user/savingsd.socket \
     usr/lib/sysusers.d/savingsd.conf usr/lib/tmpfiles.d/savingsd.conf \

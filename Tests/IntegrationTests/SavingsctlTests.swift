@@ -10,7 +10,7 @@ import Testing
 
         let add = try runCtl(socket + ["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2027-06-30"])
         #expect(add.status == 0)
-        #expect(add.stdout.contains("5000.00"))
+        #expect(add.stdout.contains("5,000.00 EUR"))
 
         let list = try runCtl(socket + ["goal", "list"])
         #expect(list.status == 0)
@@ -83,7 +83,7 @@ import Testing
         _ = try ok(socket, ["rates", "set", "BTC", "USD", "60000"])
         _ = try ok(socket, ["rates", "set", "EUR", "USD", "1.2"])
         #expect(try ok(socket, ["rates", "convert", "0.5", "BTC", "EUR"]).contains("25000.00 EUR"))
-        #expect(try ok(socket, ["asset", "list"]).contains("50000.00 EUR"))
+        #expect(try ok(socket, ["asset", "list"]).contains("50,000.00 EUR"))
         #expect(try ok(socket, ["alloc", "list", "--goal", "House"]).contains("0.60000000"))
         #expect(try ok(socket, ["tx", "list", "--asset", "Cold"]).contains("first"))
         #expect(try ok(socket, ["rates", "list"]).contains("BTC/USD"))
