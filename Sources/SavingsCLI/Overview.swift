@@ -42,7 +42,7 @@ extension Views {
         lines.append(style.dim("saved".rightPadded(to: 12)) + Money.format(dashboard["totals"]?["goals_total"], currency)
                      + style.dim("   unallocated ") + Money.format(dashboard["totals"]?["unallocated_value"], currency)
                      + style.dim("   rates ") + rateFreshness(dashboard, style: style))
-        if let stale = plans?["stale_count"]?.intValue, stale > 0 {
+        if let stale = dashboard["stale_drafts"]?.intValue ?? plans?["stale_count"]?.intValue, stale > 0 {
             lines.append(style.yellow("\(stale) stale drafts from past months") + ": savingsctl plan stale")
         }
         if let next { lines.append(style.dim("next: ") + next) }

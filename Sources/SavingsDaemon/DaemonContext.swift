@@ -46,12 +46,24 @@ public struct DaemonContext: Sendable {
     /// set of stale rates stay the same; ages are always computed from now.
     func dashboard(currency: CurrencyCode) async throws -> JSONValue {
         let valuation = try await valuation()
-        let key = FiguresCache.DashboardKey(snapshot: valuation.portfolio.snapshot, currency: currency, stale: valuation.staleRateCount)
-        if let known = figures.dashboard(key) { return Wire.dashboard(known.figures, now: clock.now(), goals: known.goals) }
+        let month = planner.currentMonth
+        let key = FiguresCache.DashboardKey(snapshot: valuation.portfolio.snapshot, currency: currency, stale: valuation.staleRateCount,
+                                            month: month)
+        if let known = figures.dashboard(key) { return Self.dashboard(known, now: clock.now()) }
         let computed = valuation.dashboard(currency: currency)
-        let goals = JSONValue.array(computed.goals.map(Wire.goal))
-        figures.keep(key, (computed, goals))
-        return Wire.dashboard(computed, now: clock.now(), goals: goals)
+        let stale = try await database.stalePlans(current: month, offset: 0, limit: 1).total
+        let entry = FiguresCache.Dashboard(figures: computed, goals: .array(computed.goals.map(Wire.goal)),
+                                           month: try await ExecutionProgress.summary(month, currency: currency, context: self),
+                                           staleDrafts: stale)
+        figures.keep(key, entry)
+        return Self.dashboard(entry, now: clock.now())
+    }
+
+    static func dashboard(_ entry: FiguresCache.Dashboard, now: Date) -> JSONValue {
+        guard case .object(var object) = Wire.dashboard(entry.figures, now: now, goals: entry.goals) else { return .null }
+        object["month"] = entry.month
+        object["stale_drafts"] = .int(entry.staleDrafts)
+        return .object(object)
     }
 
     /// Rates with an `as_of` before this are reported as stale.
@@ -89,9 +101,18 @@ final class FiguresCache: Sendable {
         var snapshot: UInt64
         var currency: CurrencyCode
         var stale: Int
+        /// The current month: its figures and the stale drafts change when it rolls over.
+        var month: MonthLabel
     }
 
-    private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: (figures: DashboardFigures, goals: JSONValue)])>((nil, [:]))
+    struct Dashboard: Sendable {
+        var figures: DashboardFigures
+        var goals: JSONValue
+        var month: JSONValue
+        var staleDrafts: Int
+    }
+
+    private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: Dashboard])>((nil, [:]))
 
     func valuation(of snapshot: UInt64) -> Valuation? {
         guard snapshot != 0 else { return nil }
@@ -105,11 +126,11 @@ final class FiguresCache: Sendable {
         }
     }
 
-    func dashboard(_ key: DashboardKey) -> (figures: DashboardFigures, goals: JSONValue)? {
+    func dashboard(_ key: DashboardKey) -> Dashboard? {
         state.withLock { $0.dashboards[key] }
     }
 
-    func keep(_ key: DashboardKey, _ value: (figures: DashboardFigures, goals: JSONValue)) {
+    func keep(_ key: DashboardKey, _ value: Dashboard) {
         guard key.snapshot != 0 else { return }
         state.withLock { state in
             // Only the newest snapshot's dashboards are worth keeping.

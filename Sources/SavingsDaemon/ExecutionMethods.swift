@@ -65,15 +65,8 @@ enum ExecutionProgress {
             }
         }
         let display = context.liveConfig.current.displayCurrency
-        var plannedTotal = Decimal(0), contributedTotal = Decimal(0)
-        for line in lines {
-            guard let conversion = rates.conversion(from: line.currency, to: display) else {
-                missing.insert(RateTable.missingPair(line.currency, display))
-                continue
-            }
-            plannedTotal += line.planned * conversion.rate
-            contributedTotal += line.contributed * conversion.rate
-        }
+        let (plannedTotal, contributedTotal, unconverted) = totals(lines, in: display, rates: rates)
+        missing.formUnion(unconverted)
         let document: JSONValue = [
             "month": .string(record.month.description),
             "status": .string(status),
@@ -93,6 +86,55 @@ enum ExecutionProgress {
             "missing_rates": .array(missing.sorted().map(JSONValue.string)),
         ]
         return (document, lines)
+    }
+
+    /// The month's planned and contributed sums in `currency`, and the pairs without a rate.
+    static func totals(_ lines: [Line], in currency: CurrencyCode, rates: RateTable)
+        -> (planned: Decimal, contributed: Decimal, missing: Set<String>) {
+        var planned = Decimal(0), contributed = Decimal(0)
+        var missing = Set<String>()
+        for line in lines {
+            guard let conversion = rates.conversion(from: line.currency, to: currency) else {
+                missing.insert(RateTable.missingPair(line.currency, currency))
+                continue
+            }
+            planned += line.planned * conversion.rate
+            contributed += line.contributed * conversion.rate
+        }
+        return (planned, contributed, missing)
+    }
+
+    /// `dashboard.get`'s `month`: the current month's planned, contributed and remaining in
+    /// `currency`. Executing: derived as in month.progress; closed: from its frozen record;
+    /// not started: the plans, nothing contributed yet.
+    static func summary(_ month: MonthLabel, currency: CurrencyCode, context: DaemonContext) async throws -> JSONValue {
+        let rates = try await context.valuation().portfolio.rates
+        var lines: [Line] = []
+        var status = "draft"
+        if let record = try await context.database.execution(month), record.status != .draft {
+            status = record.status.rawValue
+            if record.status == .closed, let frozen = record.completed.flatMap({ try? JSONParser.parse($0) }) {
+                lines = (frozen["goals"]?.arrayValue ?? []).compactMap { goal in
+                    guard let id = goal["goal_id"]?.stringValue.flatMap(UUID.init(uuidString:)),
+                          let code = goal["currency"]?.stringValue.flatMap({ try? CurrencyCode($0) }),
+                          let planned = goal["planned"]?.stringValue.flatMap({ try? Amount.parse($0) }),
+                          let contributed = goal["contributed"]?.stringValue.flatMap({ try? Amount.parse($0) }) else { return nil }
+                    return Line(goalID: id, goalName: goal["goal_name"]?.stringValue ?? "", currency: code, planned: planned, contributed: contributed)
+                }
+            } else {
+                lines = try await document(record, end: context.clock.now(), status: status, completedAt: nil, canUndoUntil: nil,
+                                           context: context).lines
+            }
+        } else {
+            lines = try await context.database.plans(month: month).map {
+                Line(goalID: $0.goalID, goalName: "", currency: $0.currency, planned: $0.plannedAmount, contributed: 0)
+            }
+        }
+        let (planned, contributed, missing) = totals(lines, in: currency, rates: rates)
+        return ["month": .string(month.description), "status": .string(status), "currency": .string(currency.code),
+                "planned": Wire.money(planned, currency), "contributed": Wire.money(contributed, currency),
+                "remaining": Wire.money(max(0, planned - contributed), currency), "goals": .int(lines.count),
+                "incomplete": .bool(!missing.isEmpty)]
     }
 
     static func goal(_ line: Line) -> JSONValue {

@@ -122,9 +122,10 @@ enum RateMethods {
         }
 
         registry.register(MethodSpec(
-            "dashboard.get", summary: "Every active goal with its figures, totals in one currency, rate freshness.",
+            "dashboard.get", summary: "Every active goal with its figures, totals in one currency, this month's plan and progress, stale drafts, rate freshness.",
             params: [.optional("currency", .string, "totals in this currency (default display_currency)")],
-            result: ResultSpec("dashboard", "goals, totals, rates, incomplete, missing_rates", schema: ["type": "object"]),
+            result: ResultSpec("dashboard", "goals, totals, month {month, status, currency, planned, contributed, remaining, goals, incomplete}, stale_drafts, rates, incomplete, missing_rates",
+                               schema: ["type": "object"]),
             writes: false)) { params, _ in
             let currency = try params.string("currency").map { try CurrencyCode($0) } ?? context.liveConfig.current.displayCurrency
             return try await context.dashboard(currency: currency)

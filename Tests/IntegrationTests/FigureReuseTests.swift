@@ -5,6 +5,28 @@ import Testing
 /// `dashboard.get` and every other figure reuse what was computed for the current snapshot:
 /// never across a write, never across a rate turning stale.
 @Suite struct FigureReuseTests {
+    /// The dashboard's month is month.progress's totals (one calculation), in any currency,
+    /// and follows a contribution at once.
+    @Test func theDashboardMonthIsTheMonthsProgress() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("data.demo")
+        let progress = try daemon.call("month.progress")
+        let month = try #require(try daemon.call("dashboard.get")["month"])
+        #expect(month["status"] == "executing")
+        #expect(month["planned"] == progress["totals"]?["planned"])
+        #expect(month["contributed"] == progress["totals"]?["contributed"])
+        #expect(month["remaining"] == progress["totals"]?["remaining"])
+        #expect(try daemon.call("dashboard.get")["stale_drafts"] == 0)
+
+        // In US dollars through the demo's USD/EUR rate: 1,960.00 EUR / 0.9215 EUR per USD.
+        #expect(try daemon.call("dashboard.get", ["currency": "USD"])["month"]?["planned"] == "2126.97")
+
+        _ = try daemon.call("goal.contribute", ["goal": "House deposit", "amount": "100"])
+        let after = try daemon.call("dashboard.get")["month"]
+        #expect(after?["contributed"] == (try daemon.call("month.progress"))["totals"]?["contributed"])
+        #expect(after?["contributed"] != month["contributed"], "a contribution is seen at once")
+    }
+
     @Test func reusedFiguresFollowEveryWriteAndTheClock() throws {
         let daemon = try DaemonProcess(environment: ["SAVINGSD_RATES_STALE_AFTER": "3"])
         _ = try daemon.call("asset.create", ["name": "Wallet", "currency": "BTC", "kind": "crypto"])
