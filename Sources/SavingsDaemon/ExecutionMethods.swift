@@ -93,8 +93,14 @@ enum ExecutionProgress {
         -> (planned: Decimal, contributed: Decimal, missing: Set<String>) {
         var planned = Decimal(0), contributed = Decimal(0)
         var missing = Set<String>()
+        var conversions: [CurrencyCode: Conversion?] = [:]
         for line in lines {
-            guard let conversion = rates.conversion(from: line.currency, to: currency) else {
+            let known = conversions[line.currency] ?? {
+                let found = rates.conversion(from: line.currency, to: currency)
+                conversions[line.currency] = found
+                return found
+            }()
+            guard let conversion = known else {
                 missing.insert(RateTable.missingPair(line.currency, currency))
                 continue
             }

@@ -136,6 +136,14 @@ public struct JSONParser {
 
     private mutating func parseString() throws(Failure) -> String {
         index += 1
+        // Most strings have no escapes: one validated copy of the bytes up to the quote.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let text = String(validating: bytes[index..<end], as: UTF8.self) else { throw failure("invalid UTF-8 in string") }
+            index = end + 1
+            return text
+        }
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flushRun(_ parser: JSONParser, into scalars: inout String.UnicodeScalarView) throws(Failure) {

@@ -76,9 +76,9 @@ extension SavingsDatabase {
     /// Sum of the asset's transactions dated at or before `instant`: the maintained total less
     /// the transactions dated after `instant` (for "now", almost always none).
     static func balance(assetID: String, at instant: Date, _ db: Database) throws -> Decimal {
-        var total = try String.fetchOne(db, sql: "SELECT total FROM asset_balance WHERE asset_id = ?", arguments: [assetID])
+        var total = try String.fetchOne(db.cachedStatement(sql: "SELECT total FROM asset_balance WHERE asset_id = ?"), arguments: [assetID])
             .map { try Amount.parse($0) } ?? 0
-        let later = try String.fetchCursor(db, sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date > ?",
+        let later = try String.fetchCursor(db.cachedStatement(sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date > ?"),
                                            arguments: [assetID, Timestamp.format(instant)])
         while let amount = try later.next() { total -= try Amount.parse(amount) }
         return total

@@ -170,29 +170,36 @@ extension SavingsDatabase {
         try await read { db in
             let from = Timestamp.format(start), to = Timestamp.format(end)
             var result: [AssetTimeline] = []
+            // The statements run once per asset or per pair: prepared once, not once per use
+            // (compiling them was most of the cost with many goals).
+            let pairGoals = try db.cachedStatement(sql: "SELECT DISTINCT goal_id FROM allocation_history WHERE asset_id = ? AND timestamp <= ?")
+            let inForce = try db.cachedStatement(sql: """
+                SELECT * FROM allocation_history WHERE asset_id = ? AND goal_id = ? AND timestamp <= ?
+                ORDER BY timestamp DESC, created_at DESC LIMIT 1
+                """)
+            let balances = try db.cachedStatement(sql: "SELECT total FROM asset_balance WHERE asset_id = ?")
+            // Every transaction after the start: the ones up to `end` are the window's changes, and
+            // all of them come off the maintained total to give the balance at the start.
+            let later = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ?")
+            let targetChanges = try db.cachedStatement(sql: "SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ?")
             for asset in try AssetRecord.fetchAll(db) {
-                let balance = try Self.balance(assetID: asset.id, at: start, db)
+                var balance = try String.fetchOne(balances, arguments: [asset.id]).map { try Amount.parse($0) } ?? 0
+                var changes: [AssetTimeline.Change] = []
+                let rows = try Row.fetchCursor(later, arguments: [asset.id, from])
+                while let row = try rows.next() {
+                    let date: String = row[0], amount = try Amount.parse(row[1] as String)
+                    balance -= amount
+                    if date <= to { changes.append(.transaction(at: try Timestamp.parse(date, field: "date"), amount: amount)) }
+                }
                 // Each pair's row in force at the start: one index lookup per goal (a correlated
                 // NOT EXISTS here was quadratic in a pair's history).
                 var targets: [UUID: Decimal] = [:]
-                let goals = try String.fetchAll(db, sql: "SELECT DISTINCT goal_id FROM allocation_history WHERE asset_id = ? AND timestamp <= ?",
-                                                arguments: [asset.id, from])
-                for goal in goals {
-                    guard let row = try AllocationHistoryRecord.fetchOne(db, sql: """
-                        SELECT * FROM allocation_history WHERE asset_id = ? AND goal_id = ? AND timestamp <= ?
-                        ORDER BY timestamp DESC, created_at DESC LIMIT 1
-                        """, arguments: [asset.id, goal, from]) else { continue }
+                for goal in try String.fetchAll(pairGoals, arguments: [asset.id, from]) {
+                    guard let row = try AllocationHistoryRecord.fetchOne(inForce, arguments: [asset.id, goal, from]) else { continue }
                     let entry = try row.entry()
                     targets[entry.goalID] = entry.amount
                 }
-                var changes: [AssetTimeline.Change] = []
-                for tx in try TransactionRecord.filter(Column("asset_id") == asset.id && Column("date") > from && Column("date") <= to)
-                    .fetchAll(db) {
-                    let transaction = try tx.transaction()
-                    changes.append(.transaction(at: transaction.date, amount: transaction.amount))
-                }
-                for row in try AllocationHistoryRecord.filter(Column("asset_id") == asset.id && Column("timestamp") > from
-                    && Column("timestamp") <= to).fetchAll(db) {
+                for row in try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [asset.id, from, to]) {
                     let entry = try row.entry()
                     changes.append(.target(at: entry.timestamp, createdAt: entry.createdAt, goalID: entry.goalID, amount: entry.amount))
                 }
