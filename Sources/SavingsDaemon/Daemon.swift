@@ -42,6 +42,7 @@ public enum Daemon {
         let socket: ListeningSocket
         let listener: RPCListener
         let liveConfig = LiveConfig(config)
+        let immediate = ImmediateDispatcher()
         do {
             try PrivatePaths.ensureParentDirectory(of: config.databasePath)
             database = try SavingsDatabase.open(path: config.databasePath, backups: config.backupPolicy, now: clock.now())
@@ -53,7 +54,7 @@ public enum Daemon {
                 try PrivatePaths.clearStaleSocket(at: config.socketPath)
                 socket = .path(config.socketPath)
             }
-            listener = try await RPCServer.bind(socket: socket, liveConfig: liveConfig, logger: logger)
+            listener = try await RPCServer.bind(socket: socket, liveConfig: liveConfig, immediate: immediate, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.status("failed to start: \(error)")
@@ -68,8 +69,10 @@ public enum Daemon {
         let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: RateHTTP.configuration,
                                     backgroundActivityLogger: logger)
         let refresher = RateRefresher(context: context, http: RateHTTP(client: httpClient), logger: logger)
+        let dispatcher = MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, logger: logger)
+        immediate.dispatcher = dispatcher
         let server = RPCServer(
-            listener: listener, dispatcher: MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, logger: logger),
+            listener: listener, dispatcher: dispatcher,
             liveConfig: liveConfig, notifier: notifier, events: events, logger: logger,
             onListening: {
                 let status = (try? await HeartbeatService.statusLine(database)) ?? "serving"

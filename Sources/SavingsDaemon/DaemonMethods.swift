@@ -4,10 +4,10 @@ import SavingsRPC
 /// `daemon.*`: liveness and the daemon's own state.
 enum DaemonMethods {
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {
-        registry.register(MethodSpec(
+        registry.registerImmediate(MethodSpec(
             "daemon.ping", summary: "Check that the daemon answers.",
             result: ResultSpec("pong", "{\"pong\": true}", schema: ["type": "object", "properties": ["pong": ["type": "boolean"]]]),
-            writes: false)) { _, _ in
+            writes: false)) { _ in
             ["pong": true]
         }
 

@@ -67,7 +67,7 @@ final class IdleCloser: ChannelInboundHandler, Sendable {
 }
 
 struct RPCServer: Service {
-    typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    typealias Connection = NIOAsyncChannel<ByteBuffer, Outgoing>
 
     let listener: RPCListener
     let dispatcher: RPCDispatcher
@@ -94,7 +94,8 @@ struct RPCServer: Service {
     /// How long an answer may wait for a client that does not read (or the idle timeout, if shorter).
     static let writeStall = TimeAmount.seconds(30)
 
-    static func bind(socket: ListeningSocket, liveConfig: LiveConfig, logger: Logger) async throws -> RPCListener {
+    static func bind(socket: ListeningSocket, liveConfig: LiveConfig, immediate: ImmediateDispatcher,
+                     logger: Logger) async throws -> RPCListener {
         let (connections, continuation) = AsyncStream.makeStream(of: Accepted.self)
         // Half-closure lets a client send its requests, shut down its write side and still
         // read every answer (as `socat` and `nc -N` do).
@@ -116,6 +117,9 @@ struct RPCServer: Service {
                     try channel.pipeline.syncOperations.addHandler(IdleCloser(activity: activity, logger: logger))
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: config.maxLineBytes))
+                    // Accepted before the methods exist (the first moments of start-up): the
+                    // connection's task answers everything.
+                    try channel.pipeline.syncOperations.addHandler(ImmediateAnswers(dispatcher: immediate.dispatcher))
                     let connection = try Connection(wrappingChannelSynchronously: channel)
                     if case .terminated = continuation.yield(Accepted(connection: connection, peer: peer, activity: activity)) {
                         // Accepted after the server stopped: close it cleanly.
@@ -191,7 +195,7 @@ struct RPCServer: Service {
         }
         if let refusal {
             try? await accepted.connection.executeThenClose { inbound, outbound in
-                try await outbound.write(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: refusal))))
+                try await outbound.write(.other(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: refusal)))))
                 outbound.finish()
                 // Take in what the client already sent, so closing does not reset the connection
                 // before it has read why (at most a couple of seconds).
@@ -222,7 +226,7 @@ struct RPCServer: Service {
                     // Progress of long requests, written between the caller's lines.
                     group.addTask {
                         for await notification in notifications {
-                            try await outbound.write(Self.line(JSONSerializer.bytes(notification)))
+                            try await outbound.write(.other(Self.line(JSONSerializer.bytes(notification))))
                         }
                     }
                     do {
@@ -233,7 +237,8 @@ struct RPCServer: Service {
                             activity.begin()
                             let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context)
                             activity.end()
-                            if let response { try await outbound.write(Self.line(response)) }
+                            // Every line forwarded gets one `.response`, even without an answer.
+                            try await outbound.write(.response(response.map(Self.line)))
                             // events.subscribe answered: from now on events flow on this connection too.
                             if subscription == nil, let topics = request.take() {
                                 let (subscriber, stream) = events.subscribe(topics: topics, label: "connection \(id)")
@@ -241,7 +246,7 @@ struct RPCServer: Service {
                                 activity.subscribe()
                                 group.addTask {
                                     for await event in stream {
-                                        try await outbound.write(Self.line(JSONSerializer.bytes(event.notification)))
+                                        try await outbound.write(.other(Self.line(JSONSerializer.bytes(event.notification))))
                                     }
                                 }
                             }
@@ -251,7 +256,7 @@ struct RPCServer: Service {
                         logger.notice("closing connection: request line too large", metadata: ["connection": "\(id)"])
                         let error = RPCError(code: RPCError.domainErrorCode, message: "request line exceeds the limit of \(limit) bytes",
                                              data: ["kind": "too_large", "limit": .int(limit)])
-                        try? await outbound.write(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: error))))
+                        try? await outbound.write(.other(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: error)))))
                     } catch {
                         failure = error
                     }
@@ -268,12 +273,71 @@ struct RPCServer: Service {
         }
     }
 
-    private static func line(_ bytes: [UInt8]) -> ByteBuffer {
+    static func line(_ bytes: [UInt8]) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(bytes.count + 1)
         buffer.writeBytes(bytes)
         buffer.writeInteger(UInt8(ascii: "\n"))
         return buffer
+    }
+}
+
+/// What the connection's task writes: the answer to a line it was handed (nil when the line
+/// needed none), or anything else (progress, events, refusals).
+enum Outgoing: Sendable {
+    case response(ByteBuffer?)
+    case other(ByteBuffer)
+}
+
+/// Answers immediate methods (`daemon.ping`) on the connection's event loop, without the hops
+/// to and from the connection's task, but only while no line handed to that task is still
+/// unanswered, so answers never overtake one another. Everything else goes on to the task.
+final class ImmediateAnswers: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = Outgoing
+    typealias OutboundOut = ByteBuffer
+
+    let dispatcher: RPCDispatcher?
+    /// Lines handed to the task and not yet answered (touched on the event loop only).
+    private var pending = 0
+
+    init(dispatcher: RPCDispatcher?) { self.dispatcher = dispatcher }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if pending == 0, let dispatcher, frame.readableBytes <= RPCDispatcher.immediateLineLimit,
+           let answer = dispatcher.handleImmediately(line: Array(frame.readableBytesView)) {
+            context.writeAndFlush(wrapOutboundOut(RPCServer.line(answer)), promise: nil)
+            return
+        }
+        pending += 1
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .response(let line):
+            pending = max(0, pending - 1)
+            if let line {
+                context.write(wrapOutboundOut(line), promise: promise)
+            } else {
+                promise?.succeed()
+            }
+        case .other(let line):
+            context.write(wrapOutboundOut(line), promise: promise)
+        }
+    }
+}
+
+/// The dispatcher for immediate answers, known once the methods are registered (the socket is
+/// bound before that).
+final class ImmediateDispatcher: Sendable {
+    private let value = Mutex<RPCDispatcher?>(nil)
+
+    var dispatcher: RPCDispatcher? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }
 

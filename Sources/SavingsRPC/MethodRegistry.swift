@@ -24,6 +24,9 @@ public struct CallContext: Sendable {
 }
 
 public typealias MethodHandler = @Sendable (Params, CallContext) async throws -> JSONValue
+/// A handler that needs neither the database nor the connection and returns at once: the
+/// server may run it on the connection's I/O thread without a hop (`daemon.ping`).
+public typealias ImmediateHandler = @Sendable (Params) throws -> JSONValue
 
 /// Every method the daemon serves, each declared once: its parameters, result, whether it
 /// writes, and its handler. `help`, `rpc.discover` and parameter validation derive from it.
@@ -31,6 +34,7 @@ public struct MethodRegistry: Sendable {
     struct Entry: Sendable {
         var spec: MethodSpec
         var handler: MethodHandler
+        var immediate: ImmediateHandler?
     }
 
     private var entries: [String: Entry] = [:]
@@ -42,6 +46,19 @@ public struct MethodRegistry: Sendable {
         precondition(entries[spec.name] == nil, "method \(spec.name) registered twice")
         entries[spec.name] = Entry(spec: spec, handler: handler)
     }
+
+    /// Adds a method answered without suspending (see `ImmediateHandler`); it also runs
+    /// through the ordinary path wherever that is used.
+    public mutating func registerImmediate(_ spec: MethodSpec, handler: @escaping ImmediateHandler) {
+        precondition(!spec.writes, "an immediate method cannot write")
+        register(spec) { params, _ in try handler(params) }
+        entries[spec.name]?.immediate = handler
+    }
+
+    /// Names of the methods with an immediate handler.
+    public var immediateNames: [String] { entries.values.filter { $0.immediate != nil }.map(\.spec.name).sorted() }
+
+    func immediateHandler(_ name: String) -> ImmediateHandler? { entries[name]?.immediate }
 
     public var specs: [MethodSpec] { entries.values.map(\.spec).sorted { $0.name < $1.name } }
 

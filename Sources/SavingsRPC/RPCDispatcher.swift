@@ -7,6 +7,10 @@ public struct RPCDispatcher: Sendable {
     public let maxBatch: Int
     private let onInternalError: @Sendable (String, any Error) -> Void
     private let onWrite: @Sendable (String) -> Void
+    /// `"name"` of each immediate method, as bytes: lines without one are not parsed twice.
+    private let immediateNeedles: [[UInt8]]
+    /// Longest line tried on the immediate path.
+    public static let immediateLineLimit = 4_096
 
     /// `onWrite` runs after every successful call of a method that writes.
     public init(registry: MethodRegistry, maxBatch: Int = 100,
@@ -16,6 +20,36 @@ public struct RPCDispatcher: Sendable {
         self.maxBatch = maxBatch
         self.onInternalError = onInternalError
         self.onWrite = onWrite
+        immediateNeedles = registry.immediateNames.map { Array("\"\($0)\"".utf8) }
+    }
+
+    /// Answers `line` at once when it is one request for an immediate method (with an id),
+    /// exactly as `handle(line:context:)` would; nil for anything else, which the caller then
+    /// hands to `handle(line:context:)`.
+    public func handleImmediately(line: [UInt8]) -> [UInt8]? {
+        guard !immediateNeedles.isEmpty, line.count <= Self.immediateLineLimit, line.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "{"),
+              immediateNeedles.contains(where: { Self.contains(line, $0) }),
+              let value = try? JSONParser.parse(line), case .success(let request) = RPCRequest.decode(value),
+              let id = request.id, let handler = registry.immediateHandler(request.method), let spec = registry.spec(request.method)
+        else { return nil }
+        let response: JSONValue
+        do {
+            response = RPCResponse.success(id: id, result: try handler(try registry.validate(request.params, for: spec)))
+        } catch {
+            response = RPCResponse.failure(id: id, error: failure(request.method, error))
+        }
+        return JSONSerializer.bytes(response)
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        var start = 0
+        while start + needle.count <= haystack.count {
+            guard let first = haystack[start...].firstIndex(of: needle[0]), first + needle.count <= haystack.count else { return false }
+            if haystack[first..<first + needle.count].elementsEqual(needle) { return true }
+            start = first + 1
+        }
+        return false
     }
 
     /// Handles one line; returns the response line (without the newline) or nil when nothing
@@ -79,16 +113,22 @@ public struct RPCDispatcher: Sendable {
             let result = try await handler(validated, context)
             if spec.writes { onWrite(method) }
             return .success(result)
-        } catch let error as RPCError {
-            return .failure(error)
-        } catch let error as DomainError {
-            return .failure(RPCError(error))
-        } catch let error as any DomainErrorConvertible {
-            onInternalError(method, error)
-            return .failure(RPCError(error.domainError))
         } catch {
+            return .failure(failure(method, error))
+        }
+    }
+
+    /// The JSON-RPC error for a failed call; internal failures are logged, never described.
+    private func failure(_ method: String, _ error: any Error) -> RPCError {
+        switch error {
+        case let error as RPCError: return error
+        case let error as DomainError: return RPCError(error)
+        case let error as any DomainErrorConvertible:
             onInternalError(method, error)
-            return .failure(.internalError)
+            return RPCError(error.domainError)
+        default:
+            onInternalError(method, error)
+            return .internalError
         }
     }
 }

@@ -10,6 +10,29 @@ import Testing
         return try JSONParser.parse(reply)
     }
 
+    /// `daemon.ping` is answered on the I/O thread, but never ahead of an earlier request's
+    /// answer on the same connection, however the lines arrive.
+    @Test func pipelinedAnswersKeepTheirOrder() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("data.demo")
+        let c = try daemon.raw()
+        for round in 0..<40 {
+            let slow = [#""method":"dashboard.get""#, #""method":"month.progress""#, #""method":"help""#][round % 3]
+            var lines = #"{"jsonrpc":"2.0","id":"a\#(round)",\#(slow)}"# + "\n"
+            lines += #"{"jsonrpc":"2.0","method":"daemon.ping"}"# + "\n"  // a notification: nothing comes back
+            lines += #"{"jsonrpc":"2.0","id":"b\#(round)","method":"daemon.ping"}"# + "\n"
+            lines += #"[{"jsonrpc":"2.0","id":"c\#(round)","method":"daemon.ping"}]"# + "\n"
+            lines += #"{"jsonrpc":"2.0","id":"d\#(round)","method":"daemon.ping"}"# + "\n"
+            try c.send(Array(lines.utf8))
+            var ids: [String] = []
+            for _ in 0..<4 {
+                let reply = try JSONParser.parse(try #require(try c.readLine()))
+                ids.append((reply["id"] ?? reply.arrayValue?.first?["id"])?.stringValue ?? "?")
+            }
+            #expect(ids == ["a\(round)", "b\(round)", "c\(round)", "d\(round)"])
+        }
+    }
+
     @Test func specificationExamplesOverTheSocket() throws {
         let daemon = try DaemonProcess()
         let c = try daemon.raw()
