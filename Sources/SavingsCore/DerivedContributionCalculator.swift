@@ -58,6 +58,11 @@ public enum DerivedContributionCalculator {
         var balance = timeline.balanceAtStart
         var targets = timeline.targetsAtStart
         var funded = FundingCalculator.split(balance: balance, targets: targets).funded
+        // While every target is covered, a transaction that leaves them covered changes no
+        // goal's funded amount: such change points need no split (the common case, and what
+        // keeps a busy account's month cheap).
+        var targetSum = FundingCalculator.positiveSum(targets)
+        var covered = targetSum <= max(balance, 0)
         // Rows written together (a move, an auto-allocated deposit) share a timestamp and form
         // one change point, so a reallocation nets to zero instead of showing two halves.
         let ordered = timeline.changes.enumerated().sorted { a, b in
@@ -69,7 +74,7 @@ public enum DerivedContributionCalculator {
         while index < ordered.count {
             let at = ordered[index].at
             var transacted = Decimal(0)
-            var hasTransaction = false
+            var hasTransaction = false, retargeted = false
             while index < ordered.count, ordered[index].at == at {
                 switch ordered[index] {
                 case .transaction(_, let amount):
@@ -78,9 +83,14 @@ public enum DerivedContributionCalculator {
                     hasTransaction = true
                 case .target(_, _, let goalID, let amount):
                     targets[goalID] = amount
+                    retargeted = true
                 }
                 index += 1
             }
+            if retargeted { targetSum = FundingCalculator.positiveSum(targets) }
+            let stillCovered = targetSum <= max(balance, 0)
+            defer { covered = stillCovered }
+            if covered, stillCovered, !retargeted { continue }
             let next = FundingCalculator.split(balance: balance, targets: targets).funded
             var deltas: [(UUID, Decimal)] = []
             for goal in Set(next.keys).union(funded.keys) {

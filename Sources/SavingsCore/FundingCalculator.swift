@@ -17,10 +17,15 @@ public enum FundingCalculator {
         public var totalFunded: Decimal { funded.values.reduce(0, +) }
     }
 
+    /// The sum of the positive targets: what the asset must hold for every goal to be funded.
+    public static func positiveSum(_ targets: [UUID: Decimal]) -> Decimal {
+        targets.values.reduce(Decimal(0)) { $1 > 0 ? $0 + $1 : $0 }
+    }
+
     public static func split(balance: Decimal, targets: [UUID: Decimal]) -> Split {
         let available = max(balance, 0)
         let positive = targets.filter { $0.value > 0 }
-        let sum = positive.values.reduce(Decimal(0), +)
+        let sum = positiveSum(targets)
         var funded = targets.mapValues { _ in Decimal(0) }
         if sum <= available {
             for (goal, target) in positive { funded[goal] = target }

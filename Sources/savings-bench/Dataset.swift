@@ -178,14 +178,17 @@ struct Dataset {
         return (files, journalRows)
     }
 
-    /// Transactions dated in the current month, up to now, for the progress asset.
-    mutating func writeProgressRows(count: Int, name: String) throws -> String {
+    /// Transactions for the progress asset dated inside the executing month's window, after
+    /// `startedAt` (when `month.start` ran) and up to a second ago, so each one is a change
+    /// point month.progress has to go through.
+    mutating func writeProgressRows(count: Int, name: String, after startedAt: Date) throws -> String {
         let path = directory + "/\(name).csv"
         let file = try Writer(path: path)
         file.write("date,amount,note\n")
-        let window = max(60, now.timeIntervalSince(monthStart) - 60)
+        let first = startedAt.addingTimeInterval(0.002)
+        let window = max(0.001, Date().addingTimeInterval(-1).timeIntervalSince(first))
         for row in 0..<count {
-            let at = monthStart.addingTimeInterval(window * Double(row) / Double(count))
+            let at = first.addingTimeInterval(window * Double(row) / Double(count))
             file.write("\(Timestamp.format(at)),\(amount(crypto: false, max: 10_000)),\(name) \(row)\n")
         }
         try file.close()

@@ -167,7 +167,7 @@ figures.append(Figure(name: "`tx.import` of \(size.transactions) CSV rows (\(his
                       target: "≥ 0.3×", met: importRate / sqliteRate >= 0.3))
 
 // The month being executed, so month.progress has a live window.
-_ = try call("month.start")
+let startedAt = try Timestamp.parse(try call("month.start")["started_at"]?.stringValue ?? "", field: "started_at")
 
 // MARK: - Start-up and memory
 
@@ -263,9 +263,15 @@ say("month.progress at \(size.progressSteps.map(String.init).joined(separator: "
 var done = 0
 var progressPoints: [(Double, Double)] = []
 for step in size.progressSteps {
-    let path = try dataset.writeProgressRows(count: step - done, name: "progress-\(step)")
+    let path = try dataset.writeProgressRows(count: step - done, name: "progress-\(step)", after: startedAt)
     _ = try call("tx.import", ["asset": .string(Dataset.progressAsset), "path": .string(path)])
     done = step
+    // The figure is only what it says if every row is inside the month's window.
+    let inWindow = try run(which("sqlite3") ?? "/usr/bin/sqlite3", ["-readonly", databasePath], input: """
+        SELECT COUNT(*) FROM asset_transaction JOIN asset ON asset.id = asset_transaction.asset_id
+        WHERE asset.name = '\(Dataset.progressAsset)' AND asset_transaction.date > '\(Timestamp.format(startedAt))';
+        """).trimmingCharacters(in: .whitespacesAndNewlines)
+    guard Int(inWindow) == step else { throw BenchError("\(inWindow) progress rows inside the month's window, expected \(step)") }
     let samples = try measure(connection, request("month.progress"), runs: smoke ? 5 : (step >= 100_000 ? 20 : 50), warmup: 1)
     progressPoints.append((Double(step), samples.median))
     figures.append(Figure(name: "`month.progress`, \(step) change points", median: ms(samples.median), p99: ms(samples.p99),

@@ -88,3 +88,45 @@ import Testing
         }
     }
 }
+
+/// Skipping the split at change points where every target stays covered changes nothing: the
+/// events equal those of splitting at every change point, on random timelines that cross in
+/// and out of over-allocation.
+@Suite struct DerivedContributionShortcutTests {
+    /// The definition, without the shortcut: funded amounts after every change point.
+    static func reference(_ timeline: AssetTimeline) -> [UUID: Decimal] {
+        var balance = timeline.balanceAtStart, targets = timeline.targetsAtStart
+        var totals: [UUID: Decimal] = [:]
+        var funded = FundingCalculator.split(balance: balance, targets: targets).funded
+        for change in timeline.changes.sorted(by: { $0.at < $1.at }) {
+            switch change {
+            case .transaction(_, let amount): balance += amount
+            case .target(_, _, let goal, let amount): targets[goal] = amount
+            }
+            let next = FundingCalculator.split(balance: balance, targets: targets).funded
+            for goal in Set(next.keys).union(funded.keys) { totals[goal, default: 0] += (next[goal] ?? 0) - (funded[goal] ?? 0) }
+            funded = next
+        }
+        return totals.filter { $0.value != 0 }
+    }
+
+    @Test func sameTotalsAsSplittingAtEveryChangePoint() {
+        var random = SeededGenerator(state: 42)
+        let goals = [UUID(), UUID(), UUID()]
+        for _ in 0..<300 {
+            var changes: [AssetTimeline.Change] = []
+            for step in 0..<40 {
+                let at = Date(timeIntervalSince1970: 1_800_000_000 + Double(step))
+                if random.next() % 5 == 0 {
+                    changes.append(.target(at: at, createdAt: at, goalID: goals[Int(random.next() % 3)], amount: Decimal(Int(random.next() % 60))))
+                } else {
+                    changes.append(.transaction(at: at, amount: Decimal(Int(random.next() % 41)) - 20))
+                }
+            }
+            let timeline = AssetTimeline(assetID: UUID(), balanceAtStart: Decimal(Int(random.next() % 100)),
+                                         targetsAtStart: [goals[0]: 30, goals[1]: Decimal(Int(random.next() % 50))], changes: changes)
+            let totals = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline)).filter { $0.value != 0 }
+            #expect(totals == Self.reference(timeline))
+        }
+    }
+}
