@@ -12,6 +12,12 @@ public enum Amount {
 
     /// Parses a JSON-number-shaped decimal literal (`-12.50`, `0.1`, `1e3`).
     public static func parse(_ text: String, field: String = "amount") throws -> Decimal {
+        if let plain = plainFastPath(text) { return plain }
+        return try parseGeneral(text, field: field)
+    }
+
+    /// Every accepted shape (signs, exponents, long digit strings) and every refusal.
+    static func parseGeneral(_ text: String, field: String) throws -> Decimal {
         func fail(_ reason: String) -> DomainError {
             DomainError(.invalidAmount, "\(field): \(reason)", details: ["field": field])
         }
@@ -66,6 +72,7 @@ public enum Amount {
             scale -= 1
         }
         while digits.count > 1, digits.first == UInt8(ascii: "0") { digits.removeFirst() }
+        if digits.isEmpty { digits = [UInt8(ascii: "0")] }  // ".0", ".00": zero, as ".5" is a half
         if scale > maxFractionDigits {
             throw fail("'\(text)' has more than \(maxFractionDigits) decimal places")
         }
@@ -87,6 +94,42 @@ public enum Amount {
         }
         if negative { value.negate() }
         return value
+    }
+
+    /// The common shape ("-1234.50": optional minus, at most 19 digits, at most 18 of them after
+    /// the point) without allocating; the same value and representation as the general path
+    /// (trailing fractional zeros dropped). Anything else returns nil for the general path.
+    static func plainFastPath(_ text: String) -> Decimal? {
+        var text = text
+        return text.withUTF8 { bytes -> Decimal? in
+            var index = 0
+            let negative = bytes.first == UInt8(ascii: "-")
+            if negative { index = 1 }
+            var significand: UInt64 = 0
+            var digits = 0, scale = -1
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: ".") {
+                    guard scale < 0 else { return nil }
+                    scale = 0
+                    continue
+                }
+                guard byte >= 48, byte <= 57 else { return nil }
+                digits += 1
+                guard digits <= 19 else { return nil }
+                significand = significand &* 10 &+ UInt64(byte &- 48)
+                if scale >= 0 { scale += 1 }
+            }
+            guard digits > 0, scale != 0 else { return nil }
+            var exponent = max(scale, 0)
+            guard exponent <= maxFractionDigits else { return nil }
+            while exponent > 0, significand % 10 == 0 {
+                significand /= 10
+                exponent -= 1
+            }
+            return Decimal(sign: negative && significand != 0 ? .minus : .plus, exponent: -exponent, significand: Decimal(significand))
+        }
     }
 
     /// Number of fractional digits the value carries once trailing zeros are ignored.

@@ -4,14 +4,15 @@ import Foundation
 /// and every change point after it, up to the end.
 public struct AssetTimeline: Sendable, Equatable {
     public enum Change: Sendable, Equatable {
-        /// A transaction dated inside the window.
-        case transaction(at: Date, amount: Decimal)
+        /// A transaction dated inside the window; `units` is `RunningTotal.units` of its
+        /// stored text when the reader has it (the sums then stay in integers).
+        case transaction(at: Date, amount: Decimal, units: Int128? = nil)
         /// An allocation-history row inside the window: the pair's new target.
         case target(at: Date, createdAt: Date, goalID: UUID, amount: Decimal)
 
         public var at: Date {
             switch self {
-            case .transaction(let at, _), .target(let at, _, _, _): at
+            case .transaction(let at, _, _), .target(let at, _, _, _): at
             }
         }
     }
@@ -55,14 +56,14 @@ public struct DerivedEvent: Sendable, Equatable {
 /// (times the asset's goals), independent of how much history lies before it.
 public enum DerivedContributionCalculator {
     public static func events(for timeline: AssetTimeline) -> [DerivedEvent] {
-        var balance = timeline.balanceAtStart
+        var balance = RunningTotal(timeline.balanceAtStart)
         var targets = timeline.targetsAtStart
-        var funded = FundingCalculator.split(balance: balance, targets: targets).funded
+        var funded = FundingCalculator.split(balance: timeline.balanceAtStart, targets: targets).funded
         // While every target is covered, a transaction that leaves them covered changes no
         // goal's funded amount: such change points need no split (the common case, and what
         // keeps a busy account's month cheap).
-        var targetSum = FundingCalculator.positiveSum(targets)
-        var covered = targetSum <= max(balance, 0)
+        var targetSum = RunningTotal(FundingCalculator.positiveSum(targets))
+        var covered = targetSum.isCovered(by: balance)
         // Rows written together (a move, an auto-allocated deposit) share a timestamp and form
         // one change point, so a reallocation nets to zero instead of showing two halves.
         let ordered = timeline.changes.enumerated().sorted { a, b in
@@ -73,13 +74,13 @@ public enum DerivedContributionCalculator {
         var index = 0
         while index < ordered.count {
             let at = ordered[index].at
-            var transacted = Decimal(0)
+            var transacted = RunningTotal(0)
             var hasTransaction = false, retargeted = false
             while index < ordered.count, ordered[index].at == at {
                 switch ordered[index] {
-                case .transaction(_, let amount):
-                    balance += amount
-                    transacted += amount
+                case .transaction(_, let amount, let units):
+                    balance.add(amount, units: units)
+                    transacted.add(amount, units: units)
                     hasTransaction = true
                 case .target(_, _, let goalID, let amount):
                     targets[goalID] = amount
@@ -87,11 +88,11 @@ public enum DerivedContributionCalculator {
                 }
                 index += 1
             }
-            if retargeted { targetSum = FundingCalculator.positiveSum(targets) }
-            let stillCovered = targetSum <= max(balance, 0)
+            if retargeted { targetSum = RunningTotal(FundingCalculator.positiveSum(targets)) }
+            let stillCovered = targetSum.isCovered(by: balance)
             defer { covered = stillCovered }
             if covered, stillCovered, !retargeted { continue }
-            let next = FundingCalculator.split(balance: balance, targets: targets).funded
+            let next = FundingCalculator.split(balance: balance.value, targets: targets).funded
             var deltas: [(UUID, Decimal)] = []
             for goal in Set(next.keys).union(funded.keys) {
                 let delta = (next[goal] ?? 0) - (funded[goal] ?? 0)
@@ -100,7 +101,7 @@ public enum DerivedContributionCalculator {
             funded = next
             guard !deltas.isEmpty else { continue }
             let kind: DerivedEvent.Kind = hasTransaction
-                ? (transacted < 0 ? .withdrawal : .deposit)
+                ? (transacted.isNegative ? .withdrawal : .deposit)
                 : (deltas.reduce(Decimal(0)) { $0 + $1.1 } == 0 ? .reallocation : .allocation)
             for (goal, delta) in deltas.sorted(by: { $0.0.uuidString < $1.0.uuidString }) {
                 events.append(DerivedEvent(at: at, assetID: timeline.assetID, goalID: goal, assetAmount: delta, kind: kind))
@@ -112,7 +113,7 @@ public enum DerivedContributionCalculator {
     /// Within one instant, history rows in the order they were written.
     private static func order(_ change: AssetTimeline.Change) -> Date {
         switch change {
-        case .transaction(let at, _): at
+        case .transaction(let at, _, _): at
         case .target(_, let createdAt, _, _): createdAt
         }
     }

@@ -183,14 +183,17 @@ extension SavingsDatabase {
             let later = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ?")
             let targetChanges = try db.cachedStatement(sql: "SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ?")
             for asset in try AssetRecord.fetchAll(db) {
-                var balance = try String.fetchOne(balances, arguments: [asset.id]).map { try Amount.parse($0) } ?? 0
+                var afterStart = RunningTotal(0)
                 var changes: [AssetTimeline.Change] = []
                 let rows = try Row.fetchCursor(later, arguments: [asset.id, from])
                 while let row = try rows.next() {
-                    let date: String = row[0], amount = try Amount.parse(row[1] as String)
-                    balance -= amount
-                    if date <= to { changes.append(.transaction(at: try Timestamp.parse(date, field: "date"), amount: amount)) }
+                    let date: String = row[0], text: String = row[1]
+                    let amount = try Amount.parse(text), units = RunningTotal.units(text)
+                    afterStart.add(amount, units: units)
+                    if date <= to { changes.append(.transaction(at: try Timestamp.parse(date, field: "date"), amount: amount, units: units)) }
                 }
+                let total = try String.fetchOne(balances, arguments: [asset.id]).map { try Amount.parse($0) } ?? 0
+                let balance = total - afterStart.value
                 // Each pair's row in force at the start: one index lookup per goal (a correlated
                 // NOT EXISTS here was quadratic in a pair's history).
                 var targets: [UUID: Decimal] = [:]

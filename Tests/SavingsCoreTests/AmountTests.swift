@@ -126,3 +126,29 @@ import Testing
         #expect(try Amount.plainText(Amount.parse("-0.00")) == "0")
     }
 }
+
+/// The allocation-free path for plain amounts gives what the general parser gives, digit for
+/// digit, and leaves every other shape to it.
+@Suite struct AmountFastPathTests {
+    @Test func sameValueAndTextAsTheGeneralParser() throws {
+        var random = SeededGenerator(state: 7)
+        let alphabet = Array("0123456789.-+e")
+        for _ in 0..<20_000 {
+            let length = Int(random.next() % 24)
+            let text = String((0..<length).map { _ in random.next() % 4 == 0 ? alphabet[Int(random.next() % 14)] : alphabet[Int(random.next() % 10)] })
+            let general = try? Amount.parseGeneral(text, field: "amount")
+            if let fast = Amount.plainFastPath(text) {
+                let expected = try #require(general, "the fast path accepted \(text), the general parser refuses it")
+                #expect(fast == expected && Amount.plainText(fast) == Amount.plainText(expected), "\(text)")
+            }
+            #expect(Amount.plainText((try? Amount.parse(text)) ?? -1) == Amount.plainText(general ?? -1), "\(text)")
+        }
+        #expect(try Amount.parse(".0") == 0 && Amount.parse("-.00") == 0)
+        for text in ["-0", "0.50", "12", "-12.340", ".5", "1234567890123456789", "0.000000000000000001"] {
+            #expect(Amount.plainFastPath(text) != nil, "\(text)")
+        }
+        for text in ["5.", "1e3", "+1", "12345678901234567890", "0.0000000000000000001", "1..2", "--1"] {
+            #expect(Amount.plainFastPath(text) == nil, "\(text)")
+        }
+    }
+}

@@ -73,7 +73,7 @@ import Testing
             let totals = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline))
             // Replay independently to the end state.
             for change in changes.sorted(by: { $0.at < $1.at }) {
-                if case .transaction(_, let amount) = change { balance += amount }
+                if case .transaction(_, let amount, _) = change { balance += amount }
             }
             var finalTargets = targets
             let rows = changes.enumerated().compactMap { item -> (Date, Date, Int, UUID, Decimal)? in
@@ -100,7 +100,7 @@ import Testing
         var funded = FundingCalculator.split(balance: balance, targets: targets).funded
         for change in timeline.changes.sorted(by: { $0.at < $1.at }) {
             switch change {
-            case .transaction(_, let amount): balance += amount
+            case .transaction(_, let amount, _): balance += amount
             case .target(_, _, let goal, let amount): targets[goal] = amount
             }
             let next = FundingCalculator.split(balance: balance, targets: targets).funded
@@ -128,5 +128,39 @@ import Testing
             let totals = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline)).filter { $0.value != 0 }
             #expect(totals == Self.reference(timeline))
         }
+    }
+}
+
+@Suite struct RunningTotalTests {
+    @Test(arguments: ["0", "12.5", "-12.5", "0.000000000000000001", "170141183460469231731.6873037158841", "99999999999999999999.999999999999999999", "-3"])
+    func unitsRoundTripExactly(_ text: String) throws {
+        let value = try Amount.parse(text)
+        if let units = RunningTotal.units(text) {
+            #expect(RunningTotal.decimal(units: units) == value)
+        }
+        var total = RunningTotal(0)
+        total.add(value)
+        total.add(value, units: RunningTotal.units(text))
+        #expect(total.value == value * 2)
+    }
+
+    @Test func refusesWhatIsNotPlainOrTooFine() {
+        for text in ["1e3", "1.", ".5x", "", "-", "0.0000000000000000001", "1,5", "1.2.3"] {
+            #expect(RunningTotal.units(text) == nil, "\(text)")
+        }
+        #expect(RunningTotal.units(".5") == 500_000_000_000_000_000)
+    }
+
+    /// Sums beyond 128 bits carry on in Decimal: no overflow, no rounding.
+    @Test func sumsPastTheIntegerRangeStayExact() throws {
+        let big = try Amount.parse("100000000000000000000")  // 10^20: fits, twice does not
+        var total = RunningTotal(big)
+        total.add(big)
+        total.add(try Amount.parse("0.5"))
+        #expect(total.value == (try Amount.parse("200000000000000000000.5")))
+        #expect(!total.isNegative)
+        #expect(RunningTotal(-5).isCovered(by: RunningTotal(0)) && RunningTotal(0).isCovered(by: RunningTotal(-5)))
+        #expect(!RunningTotal(1).isCovered(by: RunningTotal(-5)))
+        #expect(RunningTotal(big).isCovered(by: total) && !total.isCovered(by: RunningTotal(big)))
     }
 }

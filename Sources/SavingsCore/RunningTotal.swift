@@ -1,0 +1,97 @@
+import Foundation
+
+/// A running sum of amounts for loops over many change points, exact like `Decimal` but kept as
+/// an integer count of 10⁻¹⁸ units while it fits in 128 bits (every stored amount has at most
+/// 18 decimals; the range is ±1.7 × 10²⁰). Adding integers costs nothing next to `Decimal`
+/// arithmetic, which allocates. Past that range it carries on in `Decimal`, so nothing is
+/// ever rounded.
+public struct RunningTotal: Sendable, Equatable {
+    private var units: Int128?
+    private var exact: Decimal
+
+    public init(_ value: Decimal) {
+        units = Self.units(of: value)
+        exact = units == nil ? value : 0
+    }
+
+    /// `value` × 10¹⁸ from its plain decimal text ("-12.5", "3"), or nil when it has more than
+    /// 18 decimals, an exponent, or does not fit.
+    public static func units(_ text: String) -> Int128? {
+        var text = text
+        return text.withUTF8 { units(bytes: $0) }
+    }
+
+    static let powersOfTen: [Int128] = (0...Amount.maxFractionDigits).map { power in
+        (0..<power).reduce(Int128(1)) { value, _ in value * 10 }
+    }
+
+    static func units(bytes: UnsafeBufferPointer<UInt8>) -> Int128? {
+        var index = 0
+        var negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var value: Int128 = 0
+        var fraction = -1
+        var digits = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: ".") {
+                guard fraction < 0 else { return nil }
+                fraction = 0
+                continue
+            }
+            guard byte >= 48, byte <= 57 else { return nil }
+            digits += 1
+            // 38 digits stay below 2^127, so this cannot overflow.
+            guard digits <= 38 else { return nil }
+            value = value &* 10 &+ Int128(byte &- 48)
+            if fraction >= 0 { fraction += 1 }
+        }
+        let decimals = max(fraction, 0)
+        guard digits > 0, fraction != 0, decimals <= Amount.maxFractionDigits else { return nil }
+        let (scaled, overflow) = value.multipliedReportingOverflow(by: powersOfTen[Amount.maxFractionDigits - decimals])
+        guard !overflow else { return nil }
+        return negative ? -scaled : scaled
+    }
+
+    static func units(of value: Decimal) -> Int128? {
+        units(Amount.plainText(value))
+    }
+
+    /// The Decimal of `units` × 10⁻¹⁸, exactly (|units| < 2¹²⁷ has at most 39 digits, and
+    /// Decimal's 128-bit significand holds them).
+    static func decimal(units: Int128) -> Decimal {
+        let magnitude = units.magnitude
+        let high = Decimal(UInt64(truncatingIfNeeded: magnitude >> 64)), low = Decimal(UInt64(truncatingIfNeeded: magnitude))
+        let significand = high * Decimal(string: "18446744073709551616")! + low
+        return Decimal(sign: units < 0 ? .minus : .plus, exponent: -Amount.maxFractionDigits, significand: significand)
+    }
+
+    public var value: Decimal { units.map(Self.decimal(units:)) ?? exact }
+
+    /// Adds `amount`; `units` is its `RunningTotal.units` when the caller has it (parsed from
+    /// the stored text), else it is worked out here.
+    public mutating func add(_ amount: Decimal, units known: Int128? = nil) {
+        if let current = units {
+            if let addend = known ?? Self.units(of: amount), case (let sum, false) = current.addingReportingOverflow(addend) {
+                units = sum
+                return
+            }
+            exact = Self.decimal(units: current)
+            units = nil
+        }
+        exact += amount
+    }
+
+    public var isNegative: Bool { units.map { $0 < 0 } ?? (exact < 0) }
+
+    /// Whether this total is at most `other`, or at most zero when `other` is negative
+    /// (`self <= max(other, 0)`).
+    public func isCovered(by other: RunningTotal) -> Bool {
+        if let mine = units, let theirs = other.units { return mine <= max(theirs, 0) }
+        return value <= max(other.value, 0)
+    }
+}
