@@ -102,33 +102,15 @@ public enum Amount {
     static func plainFastPath(_ text: String) -> Decimal? {
         var text = text
         return text.withUTF8 { bytes -> Decimal? in
-            var index = 0
-            let negative = bytes.first == UInt8(ascii: "-")
-            if negative { index = 1 }
-            var significand: UInt64 = 0
-            var digits = 0, scale = -1
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                if byte == UInt8(ascii: ".") {
-                    guard scale < 0 else { return nil }
-                    scale = 0
-                    continue
-                }
-                guard byte >= 48, byte <= 57 else { return nil }
-                digits += 1
-                guard digits <= 19 else { return nil }
-                significand = significand &* 10 &+ UInt64(byte &- 48)
-                if scale >= 0 { scale += 1 }
-            }
-            guard digits > 0, scale != 0 else { return nil }
-            var exponent = max(scale, 0)
-            guard exponent <= maxFractionDigits else { return nil }
+            guard bytes.first != UInt8(ascii: "+"), let plain = PlainDecimal(bytes, maxDigits: 19),
+                  plain.decimals <= maxFractionDigits else { return nil }
+            var significand = UInt64(plain.digits)
+            var exponent = plain.decimals
             while exponent > 0, significand % 10 == 0 {
                 significand /= 10
                 exponent -= 1
             }
-            return Decimal(sign: negative && significand != 0 ? .minus : .plus, exponent: -exponent, significand: Decimal(significand))
+            return Decimal(sign: plain.negative && significand != 0 ? .minus : .plus, exponent: -exponent, significand: Decimal(significand))
         }
     }
 
@@ -157,5 +139,43 @@ public enum Amount {
     /// The shortest exact decimal text of the value (no exponent).
     public static func plainText(_ value: Decimal) -> String {
         return value.description
+    }
+}
+
+/// Plain decimal text read without allocating: an optional sign, digits with at most one
+/// point, digits after it. The shape both fast paths accept.
+struct PlainDecimal {
+    var negative: Bool
+    /// The digits as an integer, the point ignored.
+    var digits: Int128
+    /// How many of them follow the point.
+    var decimals: Int
+
+    /// Nil for any other shape, or more than `maxDigits` digits (at most 38, which stay below 2¹²⁷).
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, maxDigits: Int) {
+        var index = 0
+        negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        digits = 0
+        var count = 0, fraction = -1
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: ".") {
+                guard fraction < 0 else { return nil }
+                fraction = 0
+                continue
+            }
+            guard byte >= 48, byte <= 57 else { return nil }
+            count += 1
+            guard count <= min(maxDigits, 38) else { return nil }
+            digits = digits &* 10 &+ Int128(byte &- 48)
+            if fraction >= 0 { fraction += 1 }
+        }
+        guard count > 0, fraction != 0 else { return nil }
+        decimals = max(fraction, 0)
     }
 }

@@ -26,35 +26,10 @@ public struct RunningTotal: Sendable, Equatable {
     }
 
     static func units(bytes: UnsafeBufferPointer<UInt8>) -> Int128? {
-        var index = 0
-        var negative = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
-            negative = bytes[index] == UInt8(ascii: "-")
-            index += 1
-        }
-        var value: Int128 = 0
-        var fraction = -1
-        var digits = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: ".") {
-                guard fraction < 0 else { return nil }
-                fraction = 0
-                continue
-            }
-            guard byte >= 48, byte <= 57 else { return nil }
-            digits += 1
-            // 38 digits stay below 2^127, so this cannot overflow.
-            guard digits <= 38 else { return nil }
-            value = value &* 10 &+ Int128(byte &- 48)
-            if fraction >= 0 { fraction += 1 }
-        }
-        let decimals = max(fraction, 0)
-        guard digits > 0, fraction != 0, decimals <= Amount.maxFractionDigits else { return nil }
-        let (scaled, overflow) = value.multipliedReportingOverflow(by: powersOfTen[Amount.maxFractionDigits - decimals])
+        guard let plain = PlainDecimal(bytes, maxDigits: 38), plain.decimals <= Amount.maxFractionDigits else { return nil }
+        let (scaled, overflow) = plain.digits.multipliedReportingOverflow(by: powersOfTen[Amount.maxFractionDigits - plain.decimals])
         guard !overflow else { return nil }
-        return negative ? -scaled : scaled
+        return plain.negative ? -scaled : scaled
     }
 
     static func units(of value: Decimal) -> Int128? {
