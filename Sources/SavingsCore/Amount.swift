@@ -140,6 +140,40 @@ public enum Amount {
     public static func plainText(_ value: Decimal) -> String {
         return value.description
     }
+
+    /// `plainText(parse(text))` for plain amounts (optional minus, up to 38 digits, at most 18
+    /// after the point), worked out on the digits without a `Decimal`; nil for every other shape.
+    public static func plainText(parsing text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.first != UInt8(ascii: "+"), let plain = PlainDecimal(bytes, maxDigits: 38),
+                  plain.decimals <= maxFractionDigits else { return nil }
+            return plain.canonicalText
+        }
+    }
+
+    /// The plain text of the sum of two stored amounts, each optionally prefixed with any number
+    /// of minus signs (a trigger negates by prefixing one), worked out on the digits; nil when
+    /// either is another shape or the sum leaves 128 bits, for the `Decimal` path.
+    public static func plainSum(_ first: String, _ second: String) -> String? {
+        func read(_ text: String) -> PlainDecimal? {
+            var text = text
+            return text.withUTF8 { bytes in
+                var negate = false, start = 0
+                while start < bytes.count, bytes[start] == UInt8(ascii: "-") {
+                    negate.toggle()
+                    start += 1
+                }
+                let rest = UnsafeBufferPointer(rebasing: bytes[start...])
+                guard rest.first != UInt8(ascii: "+"), var plain = PlainDecimal(rest, maxDigits: 38),
+                      plain.decimals <= maxFractionDigits else { return nil }
+                if negate { plain.negative.toggle() }
+                return plain
+            }
+        }
+        guard let a = read(first), let b = read(second) else { return nil }
+        return a.adding(b)?.canonicalText
+    }
 }
 
 /// Plain decimal text read without allocating: an optional sign, digits with at most one
@@ -177,5 +211,56 @@ struct PlainDecimal {
         }
         guard count > 0, fraction != 0 else { return nil }
         decimals = max(fraction, 0)
+    }
+
+    init(negative: Bool, digits: Int128, decimals: Int) {
+        self.negative = negative
+        self.digits = digits
+        self.decimals = decimals
+    }
+
+    /// 10ⁿ for n ≤ 38 (10³⁸ < 2¹²⁷).
+    static let powersOfTen: [Int128] = (0...38).map { power in (0..<power).reduce(Int128(1)) { value, _ in value * 10 } }
+
+    /// The exact sum, nil when it leaves 128 bits.
+    func adding(_ other: PlainDecimal) -> PlainDecimal? {
+        let decimals = max(self.decimals, other.decimals)
+        func signed(_ value: PlainDecimal) -> Int128? {
+            let (scaled, overflow) = value.digits.multipliedReportingOverflow(by: Self.powersOfTen[decimals - value.decimals])
+            return overflow ? nil : (value.negative ? -scaled : scaled)
+        }
+        guard let a = signed(self), let b = signed(other), case (let sum, false) = a.addingReportingOverflow(b),
+              sum != .min else { return nil }
+        return PlainDecimal(negative: sum < 0, digits: Int128(sum.magnitude), decimals: decimals)
+    }
+
+    /// What `Amount.plainText` prints for this value: trailing fractional zeros dropped, a
+    /// zero point dropped with them, no sign on zero.
+    var canonicalText: String {
+        var digits = self.digits, decimals = self.decimals
+        while decimals > 0, digits % 10 == 0 {
+            digits /= 10
+            decimals -= 1
+        }
+        if digits == 0 { return "0" }
+        // At most 39 digits, a point, a leading "0." and decimals' zeros, and a sign.
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            var end = 64
+            var written = 0
+            func put(_ byte: UInt8) {
+                end -= 1
+                buffer[end] = byte
+            }
+            while digits > 0 || written <= decimals {
+                if written == decimals, decimals > 0 { put(UInt8(ascii: ".")) }
+                put(UInt8(48 + Int(digits % 10)))
+                digits /= 10
+                written += 1
+            }
+            if negative { put(UInt8(ascii: "-")) }
+            let count = 64 - end
+            for index in 0..<count { buffer[index] = buffer[end + index] }
+            return count
+        }
     }
 }

@@ -21,13 +21,9 @@ public struct RunningTotal: Sendable, Equatable {
         return text.withUTF8 { units(bytes: $0) }
     }
 
-    static let powersOfTen: [Int128] = (0...Amount.maxFractionDigits).map { power in
-        (0..<power).reduce(Int128(1)) { value, _ in value * 10 }
-    }
-
     static func units(bytes: UnsafeBufferPointer<UInt8>) -> Int128? {
         guard let plain = PlainDecimal(bytes, maxDigits: 38), plain.decimals <= Amount.maxFractionDigits else { return nil }
-        let (scaled, overflow) = plain.digits.multipliedReportingOverflow(by: powersOfTen[Amount.maxFractionDigits - plain.decimals])
+        let (scaled, overflow) = plain.digits.multipliedReportingOverflow(by: PlainDecimal.powersOfTen[Amount.maxFractionDigits - plain.decimals])
         guard !overflow else { return nil }
         return plain.negative ? -scaled : scaled
     }

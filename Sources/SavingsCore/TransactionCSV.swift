@@ -102,15 +102,28 @@ public struct CSVTokenizer: Sendable {
 public struct TransactionCSVRow: Sendable, Equatable {
     public var line: Int
     public var date: Date
-    public var amount: Decimal
+    public let amount: Decimal
     public var note: String?
     public var externalID: String?
+    /// `Amount.plainText(amount)`, the stored form, worked out once from the file's text.
+    public let amountText: String
+
+    public init(line: Int, date: Date, amount: Decimal, note: String?, externalID: String?, amountText: String? = nil) {
+        self.line = line
+        self.date = date
+        self.amount = amount
+        self.note = note
+        self.externalID = externalID
+        self.amountText = amountText ?? Amount.plainText(amount)
+    }
 
     /// The row's idempotency key when the file gives no external_id: a stable hash of what it
     /// says, so the same row imported again is recognised.
-    public var contentKey: String {
-        let text = "\(Timestamp.format(date))|\(Amount.plainText(amount))|\(note ?? "")"
-        return "csv-" + StableHash.hex128(text)
+    public var contentKey: String { "csv-" + StableHash.hex(contentHash) }
+
+    /// The hash `contentKey` shows.
+    public var contentHash: (UInt64, UInt64) {
+        StableHash.lanes("\(Timestamp.format(date))|\(amountText)|\(note ?? "")")
     }
 }
 
@@ -181,21 +194,28 @@ public struct TransactionCSVFormat: Sendable {
             throw DomainError.invalidField("external_id", "longer than \(Self.maxExternalIDLength) characters")
         }
         return TransactionCSVRow(line: record.line, date: Timestamp.truncatedToMilliseconds(date), amount: amount, note: note,
-                                 externalID: externalID)
+                                 externalID: externalID, amountText: Amount.plainText(parsing: amountText))
     }
 }
 
 /// A stable, platform-independent hash (two FNV-1a 64 lanes) for idempotency keys; not a
 /// security boundary.
 public enum StableHash {
-    public static func hex128(_ text: String) -> String {
+    public static func hex128(_ text: String) -> String { hex(lanes(text)) }
+
+    public static func lanes(_ text: String) -> (UInt64, UInt64) {
         var a: UInt64 = 0xcbf2_9ce4_8422_2325
         var b: UInt64 = 0x8422_2325_cbf2_9ce4
         for byte in text.utf8 {
             a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             b = (b ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
         }
-        return String(a, radix: 16).leftPadded(with: "0", to: 16) + String(b, radix: 16).leftPadded(with: "0", to: 16)
+        return (a, b)
+    }
+
+    /// The two lanes as 32 hex digits.
+    public static func hex(_ lanes: (UInt64, UInt64)) -> String {
+        String(lanes.0, radix: 16).leftPadded(with: "0", to: 16) + String(lanes.1, radix: 16).leftPadded(with: "0", to: 16)
     }
 }
 

@@ -85,23 +85,15 @@ extension SavingsDatabase {
             }.value
             if checked.problemCount > 0 { return checked }
         }
-        let result = try await write { db in
+        let result = try await bulkWrite { db in
             let asset = try Self.resolveAsset(reference, db)
             let assetID = try StoreKey.uuid(asset.id)
             var allocations = try Self.allocations(assetID: asset.id, db)
             var balance = try Self.balance(assetID: asset.id, at: now, db)
-            // A bulk insert touches pages all over the indexes: a 64 MiB page cache (instead of
-            // 2 MiB) keeps them from being spilled to the WAL again and again. The memory goes
-            // back after the import.
-            let cacheSize = try Int.fetchOne(db, sql: "PRAGMA main.cache_size") ?? -2000
-            try db.execute(sql: "PRAGMA main.cache_size = -65536")
-            defer { try? db.execute(sql: "PRAGMA main.cache_size = \(cacheSize)") }
-            try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS csv_seen (key TEXT PRIMARY KEY, n INTEGER NOT NULL)")
-            try db.execute(sql: "DELETE FROM csv_seen")
-            defer { try? db.execute(sql: "DROP TABLE IF EXISTS temp.csv_seen") }
-            let occurrence = try db.makeStatement(sql: """
-                INSERT INTO csv_seen (key, n) VALUES (?, 0) ON CONFLICT(key) DO UPDATE SET n = n + 1 RETURNING n
-                """)
+            // How many rows of this file had each content hash so far (12 bytes a row without an
+            // external_id). Two different rows whose hashes share the first 64 bits only number
+            // the second one's key; the same file gives the same keys every time.
+            var seen: [UInt64: UInt32] = [:]
             let insert = try db.makeStatement(sql: """
                 INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at)
                 VALUES (?, ?, ?, ?, 'import', ?, ?, ?) ON CONFLICT(asset_id, external_id) DO NOTHING
@@ -119,12 +111,16 @@ extension SavingsDatabase {
                 case .success(let good): row = good
                 }
                 // Identical rows without an external_id are told apart by their order.
-                var key = row.externalID ?? row.contentKey
-                if row.externalID == nil {
-                    let n = try Int.fetchOne(occurrence, arguments: [key]) ?? 0
-                    if n > 0 { key += "-\(n)" }
+                let key: String
+                if let externalID = row.externalID {
+                    key = externalID
+                } else {
+                    let hash = row.contentHash
+                    let n = seen[hash.0, default: 0]
+                    seen[hash.0] = n + 1
+                    key = "csv-" + StableHash.hex(hash) + (n > 0 ? "-\(n)" : "")
                 }
-                try insert.execute(arguments: [UUID().uuidString.lowercased(), asset.id, Amount.plainText(row.amount),
+                try insert.execute(arguments: [UUID().uuidString.lowercased(), asset.id, row.amountText,
                                                Timestamp.format(row.date), row.note, key, createdAt])
                 guard db.changesCount > 0 else {
                     result.alreadyPresent += 1

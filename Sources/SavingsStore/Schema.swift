@@ -201,6 +201,10 @@ enum Schema {
     /// `decimal_add(a, b)`: exact decimal addition of two decimal texts ("--x" is read as "x",
     /// so the delete trigger can negate by prefixing '-').
     static let decimalAdd = DatabaseFunction("decimal_add", argumentCount: 2, pure: true) { values in
+        if let first = String.fromDatabaseValue(values[0]), let second = String.fromDatabaseValue(values[1]),
+           let sum = Amount.plainSum(first, second) {
+            return sum
+        }
         func parse(_ value: DatabaseValue) throws -> Decimal {
             guard var text = String.fromDatabaseValue(value) else { throw StoreError.corrupt("decimal_add of a non-text value") }
             var negate = false

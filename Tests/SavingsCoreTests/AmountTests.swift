@@ -142,6 +142,10 @@ import Testing
                 #expect(fast == expected && Amount.plainText(fast) == Amount.plainText(expected), "\(text)")
             }
             #expect(Amount.plainText((try? Amount.parse(text)) ?? -1) == Amount.plainText(general ?? -1), "\(text)")
+            if let canonical = Amount.plainText(parsing: text) {
+                let expected = try #require(general, "plainText(parsing:) accepted \(text), the general parser refuses it")
+                #expect(canonical == Amount.plainText(expected), "\(text)")
+            }
         }
         #expect(try Amount.parse(".0") == 0 && Amount.parse("-.00") == 0)
         for text in ["-0", "0.50", "12", "-12.340", ".5", "1234567890123456789", "0.000000000000000001"] {
@@ -150,5 +154,39 @@ import Testing
         for text in ["5.", "1e3", "+1", "12345678901234567890", "0.0000000000000000001", "1..2", "--1"] {
             #expect(Amount.plainFastPath(text) == nil, "\(text)")
         }
+        #expect(Amount.plainText(parsing: "123456789012345678901234567890.5") == "123456789012345678901234567890.5")
+        #expect(Amount.plainText(parsing: "-0.000") == "0" && Amount.plainText(parsing: "0.10") == "0.1")
+    }
+
+    /// decimal_add's digit path gives the `Decimal` sum's text, minus signs stacked or not, and
+    /// leaves sums past 128 bits to `Decimal`.
+    @Test func plainSumIsTheDecimalSum() throws {
+        var random = SeededGenerator(state: 11)
+        func amount() -> String {
+            let digits = String((0..<(1 + Int(random.next() % 30))).map { _ in Character(String(random.next() % 10)) })
+            let scale = Int(random.next() % 19)
+            var text = digits
+            if scale > 0 {
+                if text.count <= scale { text = String(repeating: "0", count: scale - text.count + 1) + text }
+                text.insert(".", at: text.index(text.endIndex, offsetBy: -scale))
+            }
+            return String(repeating: "-", count: Int(random.next() % 3)) + text
+        }
+        func signed(_ text: String) throws -> Decimal {
+            let minuses = text.prefix { $0 == "-" }.count
+            let value = try Amount.parse(String(text.dropFirst(minuses)))
+            return minuses % 2 == 1 ? -value : value
+        }
+        var summed = 0
+        for _ in 0..<20_000 {
+            let a = amount(), b = amount()
+            guard let fast = Amount.plainSum(a, b) else { continue }
+            summed += 1
+            #expect(fast == Amount.plainText(try signed(a) + signed(b)), "\(a) + \(b)")
+        }
+        #expect(summed > 15_000)
+        #expect(Amount.plainSum("--5", "-5.00") == "0")
+        #expect(Amount.plainSum("99999999999999999999999999999999999999", "99999999999999999999999999999999999999") == nil)
+        #expect(Amount.plainSum("1e3", "1") == nil)
     }
 }

@@ -50,6 +50,22 @@ import Testing
         #expect(StableHash.hex128("abc") == StableHash.hex128("abc"))
         #expect(StableHash.hex128("abc").count == 32)
     }
+
+    /// Keys already stored by earlier imports must be found again: the key of a row is pinned
+    /// (worked out independently from the hash's definition), whatever way the amount is written.
+    @Test func contentKeysArePinned() throws {
+        let utc = TimeZone(identifier: "UTC")!
+        let now = try Timestamp.parse("2026-06-01T00:00:00Z", field: "t")
+        let format = try TransactionCSVFormat(header: .init(line: 1, fields: ["date", "amount", "note"]), timeZone: utc, now: now)
+        for amount in ["5", "5.00", "05.0"] {
+            #expect(try format.row(.init(line: 2, fields: ["2026-05-01", amount, "coffee"])).contentKey == "csv-ce45f37b8d0db5f4bfa74006f8ff83a5")
+        }
+        for amount in ["-1234.5", "-1234.50", "-1.2345e3"] {
+            let row = try format.row(.init(line: 2, fields: ["2026-05-01", amount, ""]))
+            #expect(row.amountText == "-1234.5")
+            #expect(row.contentKey == "csv-841e4277b85742e3daa6eb89f302a83a")
+        }
+    }
 }
 
 @Suite struct TimestampFormatTests {
