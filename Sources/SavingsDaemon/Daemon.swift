@@ -24,6 +24,7 @@ public enum Daemon {
 
     /// Runs the daemon to completion; returns the process exit code.
     public static func run(options: DaemonOptions, clock: any WallClock = SystemClock()) async -> Int32 {
+        MemoryRelease.fixAllocatorThresholds()
         let environment = ProcessInfo.processInfo.environment
         let config: DaemonConfig
         do {
