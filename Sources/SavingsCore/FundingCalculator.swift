@@ -78,15 +78,49 @@ public enum AllocationTimeline {
             .max { ($0.timestamp, $0.createdAt) < ($1.timestamp, $1.createdAt) }?.amount ?? 0
     }
 
-    /// The rows after applying `delta` at `at`: the new row, and the later rows shifted.
-    public static func applying(delta: Decimal, at instant: Date, to rows: [AllocationHistoryEntry],
-                                newRow: (Decimal) -> AllocationHistoryEntry) -> (inserted: AllocationHistoryEntry, shifted: [AllocationHistoryEntry]) {
-        let inserted = newRow(target(at: instant, in: rows) + delta)
-        let shifted = rows.filter { $0.timestamp > instant }.map { row -> AllocationHistoryEntry in
+    /// The rows after applying `deltas` one after another, each change newer than every row
+    /// before it: the new rows (in the order of `deltas`) and the existing rows that moved.
+    /// `rows` must hold the row in force at the earliest change and every later row.
+    /// `newRow(i, amount)` makes the row of `deltas[i]`.
+    ///
+    /// Applying the changes one at a time rewrites every later row each time; this visits each
+    /// row once. A row ends up with its amount before plus every change ordered at or before it
+    /// by (timestamp, creation), and a new row starts from the existing row in force at its instant.
+    public static func applying(deltas: [(at: Date, delta: Decimal)], to rows: [AllocationHistoryEntry],
+                                newRow: (Int, Decimal) -> AllocationHistoryEntry)
+        -> (inserted: [AllocationHistoryEntry], shifted: [AllocationHistoryEntry]) {
+        guard let earliest = deltas.lazy.map(\.at).min() else { return ([], []) }
+        let order = deltas.indices.sorted { (deltas[$0].at, $0) < (deltas[$1].at, $1) }
+        let instants = order.map { deltas[$0].at }
+        var prefix = [Decimal(0)]
+        prefix.reserveCapacity(order.count + 1)
+        for index in order { prefix.append(prefix[prefix.count - 1] + deltas[index].delta) }
+
+        let existing = rows.sorted { ($0.timestamp, $0.createdAt) < ($1.timestamp, $1.createdAt) }
+        var made = [AllocationHistoryEntry?](repeating: nil, count: deltas.count)
+        var cursor = 0, inForce = Decimal(0)
+        for (position, index) in order.enumerated() {
+            while cursor < existing.count, existing[cursor].timestamp <= deltas[index].at {
+                inForce = existing[cursor].amount
+                cursor += 1
+            }
+            made[index] = newRow(index, inForce + prefix[position + 1])
+        }
+        let shifted = rows.filter { $0.timestamp > earliest }.map { row -> AllocationHistoryEntry in
             var row = row
-            row.amount += delta
+            row.amount += prefix[countBefore(row.timestamp, in: instants)]
             return row
         }
-        return (inserted, shifted)
+        return (made.compactMap { $0 }, shifted)
+    }
+
+    /// How many of the sorted `instants` are before `instant`.
+    private static func countBefore(_ instant: Date, in instants: [Date]) -> Int {
+        var low = 0, high = instants.count
+        while low < high {
+            let middle = (low + high) / 2
+            if instants[middle] < instant { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -101,7 +101,9 @@ public struct CSVTokenizer: Sendable {
 /// One transaction row of an import file, validated.
 public struct TransactionCSVRow: Sendable, Equatable {
     public var line: Int
-    public var date: Date
+    public let date: Date
+    /// `Timestamp.format(date)`, the stored form.
+    public let dateText: String
     public let amount: Decimal
     public var note: String?
     public var externalID: String?
@@ -111,6 +113,7 @@ public struct TransactionCSVRow: Sendable, Equatable {
     public init(line: Int, date: Date, amount: Decimal, note: String?, externalID: String?, amountText: String? = nil) {
         self.line = line
         self.date = date
+        self.dateText = Timestamp.format(date)
         self.amount = amount
         self.note = note
         self.externalID = externalID
@@ -123,7 +126,7 @@ public struct TransactionCSVRow: Sendable, Equatable {
 
     /// The hash `contentKey` shows.
     public var contentHash: (UInt64, UInt64) {
-        StableHash.lanes("\(Timestamp.format(date))|\(amountText)|\(note ?? "")")
+        StableHash.lanes("\(dateText)|\(amountText)|\(note ?? "")")
     }
 }
 

@@ -94,6 +94,7 @@ extension SavingsDatabase {
             // external_id). Two different rows whose hashes share the first 64 bits only number
             // the second one's key; the same file gives the same keys every time.
             var seen: [UInt64: UInt32] = [:]
+            var grown: [UUID: [(at: Date, delta: Decimal)]] = [:]
             let insert = try db.makeStatement(sql: """
                 INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at)
                 VALUES (?, ?, ?, ?, 'import', ?, ?, ?) ON CONFLICT(asset_id, external_id) DO NOTHING
@@ -120,8 +121,8 @@ extension SavingsDatabase {
                     seen[hash.0] = n + 1
                     key = "csv-" + StableHash.hex(hash) + (n > 0 ? "-\(n)" : "")
                 }
-                try insert.execute(arguments: [UUID().uuidString.lowercased(), asset.id, row.amountText,
-                                               Timestamp.format(row.date), row.note, key, createdAt])
+                try insert.execute(arguments: [StoreKey.id(StoreKey.timeOrdered(at: now)), asset.id, row.amountText,
+                                               row.dateText, row.note, key, createdAt])
                 guard db.changesCount > 0 else {
                     result.alreadyPresent += 1
                     return
@@ -129,12 +130,18 @@ extension SavingsDatabase {
                 result.inserted += 1
                 if row.amount > 0, !allocations.isEmpty,
                    let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: row.amount) {
-                    _ = try Self.applyAllocationDelta(assetID: assetID, goalID: goal, delta: row.amount, at: row.date, now: now,
-                                                      timeZone: timeZone, db)
-                    allocations = try Self.allocations(assetID: asset.id, db)
+                    // Applied together after the last row: one at a time, each backdated deposit
+                    // rewrote every later history row of the pair. The target grows by the
+                    // deposit either way, from the pair's newest row.
+                    if grown[goal] == nil { allocations[goal] = try Self.newestTarget(assetID: assetID, goalID: goal, db) }
+                    grown[goal, default: []].append((row.date, row.amount))
+                    allocations[goal, default: 0] += row.amount
                     result.autoAllocated += 1
                 }
                 if row.date <= now { balance += row.amount }
+            }
+            for (goal, deltas) in grown.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+                _ = try Self.applyAllocationDeltas(assetID: assetID, goalID: goal, deltas, now: now, timeZone: timeZone, db)
             }
             progress?("importing", result.rows)
             return result

@@ -26,7 +26,7 @@ extension SavingsDatabase {
             let goal = try Self.activeGoal(goalRef, db).goal()
             let (asset, created) = try assetRef.map { (try Self.resolveAsset($0, db).asset(), false) }
                 ?? Self.contributionAsset(for: goal, now: now, db)
-            let transaction = AssetTransaction(id: UUID(), assetID: asset.id, amount: amount, date: date, source: .manual,
+            let transaction = AssetTransaction(id: StoreKey.timeOrdered(at: now), assetID: asset.id, amount: amount, date: date, source: .manual,
                                                note: note, externalID: nil, createdAt: now)
             _ = try Self.insertTransaction(transaction, autoAllocate: false, now: now, timeZone: timeZone, db)
             let historyID = try Self.applyAllocationDelta(assetID: asset.id, goalID: goal.id, delta: amount, at: date, now: now,

@@ -44,7 +44,7 @@ extension SavingsDatabase {
         let date = Timestamp.truncatedToMilliseconds(date)
         return try await write { db in
             let asset = try Self.resolveAsset(reference, db)
-            let transaction = AssetTransaction(id: UUID(), assetID: try StoreKey.uuid(asset.id), amount: amount, date: date,
+            let transaction = AssetTransaction(id: StoreKey.timeOrdered(at: now), assetID: try StoreKey.uuid(asset.id), amount: amount, date: date,
                                                source: source, note: note, externalID: externalID, createdAt: now)
             let goal = try Self.insertTransaction(transaction, autoAllocate: true, now: now, timeZone: timeZone, db)
             return RecordedTransaction(transaction: transaction, autoAllocatedGoalID: goal)
@@ -195,10 +195,18 @@ extension SavingsDatabase {
     /// row there, shifts later rows, and updates the current allocation. Returns the row id.
     static func applyAllocationDelta(assetID: UUID, goalID: UUID, delta: Decimal, at instant: Date, now: Date,
                                      timeZone: TimeZone, _ db: Database) throws -> UUID {
+        try applyAllocationDeltas(assetID: assetID, goalID: goalID, [(instant, delta)], now: now, timeZone: timeZone, db)[0]
+    }
+
+    /// Applies changes to a pair as if one after another, in one pass over the pair's rows
+    /// from the earliest change on. Returns the new rows' ids, in the order of `deltas`.
+    static func applyAllocationDeltas(assetID: UUID, goalID: UUID, _ deltas: [(at: Date, delta: Decimal)], now: Date,
+                                      timeZone: TimeZone, _ db: Database) throws -> [UUID] {
+        guard let earliest = deltas.lazy.map(\.at).min() else { return [] }
         let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
-        // Only the rows the change needs: the one in force at `instant` and those after it
+        // Only the rows the changes need: the one in force at the earliest and those after it
         // (none for changes made in date order), not the pair's whole history.
-        let stamp = Timestamp.format(instant)
+        let stamp = Timestamp.format(earliest)
         let inForce = try AllocationHistoryRecord.filter(pair && Column("timestamp") <= stamp)
             .order(Column("timestamp").desc, Column("created_at").desc).fetchOne(db)
         let later = try AllocationHistoryRecord.filter(pair && Column("timestamp") > stamp).fetchAll(db)
@@ -207,24 +215,31 @@ extension SavingsDatabase {
         // increase per pair even when two changes land in the same millisecond.
         let newestCreated = try String.fetchOne(db, sql: "SELECT MAX(created_at) FROM allocation_history WHERE asset_id = ? AND goal_id = ?",
                                                 arguments: [StoreKey.id(assetID), StoreKey.id(goalID)])
-            .map { try Timestamp.parse($0, field: "created_at") }
-        let createdAt = max(now, (newestCreated ?? .distantPast).addingTimeInterval(0.001))
-        let change = AllocationTimeline.applying(delta: delta, at: instant, to: rows) { amount in
-            AllocationHistoryEntry(id: UUID(), assetID: assetID, goalID: goalID, amount: amount, timestamp: instant,
-                                   createdAt: createdAt, monthLabel: MonthLabel(instant, in: timeZone))
+            .map { try Timestamp.milliseconds(Timestamp.parse($0, field: "created_at")) }
+        let firstCreated = max(Timestamp.milliseconds(now), (newestCreated ?? .min) + 1)
+        let change = AllocationTimeline.applying(deltas: deltas, to: rows) { index, amount in
+            AllocationHistoryEntry(id: StoreKey.timeOrdered(at: now), assetID: assetID, goalID: goalID, amount: amount,
+                                   timestamp: deltas[index].at,
+                                   createdAt: Date(timeIntervalSince1970: TimeInterval(firstCreated + Int64(index)) / 1000),
+                                   monthLabel: MonthLabel(deltas[index].at, in: timeZone))
         }
-        try AllocationHistoryRecord(change.inserted).insert(db)
+        for row in change.inserted { try AllocationHistoryRecord(row).insert(db) }
         for row in change.shifted { try AllocationHistoryRecord(row).update(db) }
         try syncAllocation(assetID: assetID, goalID: goalID, now: now, db)
-        return change.inserted.id
+        return change.inserted.map(\.id)
+    }
+
+    /// The amount of the pair's newest history row: its current target (0 without rows).
+    static func newestTarget(assetID: UUID, goalID: UUID, _ db: Database) throws -> Decimal {
+        let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
+        return try AllocationHistoryRecord.filter(pair).order(Column("timestamp").desc, Column("created_at").desc)
+            .fetchOne(db)?.entry().amount ?? 0
     }
 
     /// Makes the allocation row equal the newest history row of the pair (0 removes it).
     static func syncAllocation(assetID: UUID, goalID: UUID, now: Date, _ db: Database) throws {
         let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
-        let newest = try AllocationHistoryRecord.filter(pair).order(Column("timestamp").desc, Column("created_at").desc)
-            .fetchOne(db)?.entry()
-        let amount = newest?.amount ?? 0
+        let amount = try newestTarget(assetID: assetID, goalID: goalID, db)
         guard amount >= 0 else {
             throw DomainError(.conflict, "the allocation would become negative; it changed since")
         }

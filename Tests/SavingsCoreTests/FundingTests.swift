@@ -89,11 +89,59 @@ extension SeededGenerator {
                                    createdAt: Date(timeIntervalSince1970: t), monthLabel: MonthLabel(year: 2026, month: 11))
         }
         let rows = [row(100, 10), row(150, 30)]
-        let result = AllocationTimeline.applying(delta: 20, at: Date(timeIntervalSince1970: 20), to: rows) { amount in row(amount, 20) }
-        #expect(result.inserted.amount == 120)
+        let result = AllocationTimeline.applying(deltas: [(Date(timeIntervalSince1970: 20), 20)], to: rows) { _, amount in row(amount, 20) }
+        #expect(result.inserted.map(\.amount) == [120])
         #expect(result.shifted.map(\.amount) == [170])
         #expect(AllocationTimeline.target(at: Date(timeIntervalSince1970: 5), in: rows) == 0)
         #expect(AllocationTimeline.target(at: Date(timeIntervalSince1970: 30), in: rows) == 150)
+    }
+}
+
+/// SPEC 5.1 applied literally, one change at a time: the new row starts from the target in
+/// force at its instant, every later row moves by the change. The batch must equal this.
+private func appliedOneByOne(_ deltas: [(at: Date, delta: Decimal)], to rows: [AllocationHistoryEntry],
+                             newRow: (Int, Decimal) -> AllocationHistoryEntry) -> [AllocationHistoryEntry] {
+    var rows = rows
+    for (index, change) in deltas.enumerated() {
+        let inserted = newRow(index, AllocationTimeline.target(at: change.at, in: rows) + change.delta)
+        for position in rows.indices where rows[position].timestamp > change.at { rows[position].amount += change.delta }
+        rows.append(inserted)
+    }
+    return rows
+}
+
+@Suite struct AllocationBatchTests {
+    @Test func aBatchEqualsItsChangesAppliedOneByOne() {
+        var random = SeededGenerator(state: 5_1)
+        let asset = UUID(), goal = UUID(), month = MonthLabel(year: 2026, month: 11)
+        for _ in 0..<3000 {
+            // Few distinct instants, so changes land on existing rows' instants and on each other's.
+            let existing = (0..<Int(random.next() % 6)).map { index in
+                AllocationHistoryEntry(id: UUID(), assetID: asset, goalID: goal, amount: random.amount(maxUnits: 100, scale: 2),
+                                       timestamp: Date(timeIntervalSince1970: TimeInterval(random.next() % 8)),
+                                       createdAt: Date(timeIntervalSince1970: TimeInterval(index)), monthLabel: month)
+            }
+            let deltas = (0..<Int(random.next() % 6 + 1)).map { _ -> (at: Date, delta: Decimal) in
+                let size = random.amount(maxUnits: 50, scale: 3)
+                return (Date(timeIntervalSince1970: TimeInterval(random.next() % 9)), random.next() % 4 == 0 ? -size : size)
+            }
+            let ids = deltas.map { _ in UUID() }
+            func newRow(_ index: Int, _ amount: Decimal) -> AllocationHistoryEntry {
+                AllocationHistoryEntry(id: ids[index], assetID: asset, goalID: goal, amount: amount, timestamp: deltas[index].at,
+                                       createdAt: Date(timeIntervalSince1970: TimeInterval(100 + index)), monthLabel: month)
+            }
+            let expected = appliedOneByOne(deltas, to: existing, newRow: newRow)
+            // The batch gets only what the store reads: the row in force at the earliest change and the later ones.
+            let earliest = deltas.map(\.at).min()!
+            let inForce = existing.filter { $0.timestamp <= earliest }.max { ($0.timestamp, $0.createdAt) < ($1.timestamp, $1.createdAt) }
+            let given = [inForce].compactMap { $0 } + existing.filter { $0.timestamp > earliest }
+            let batch = AllocationTimeline.applying(deltas: deltas, to: given, newRow: newRow)
+            var result = Dictionary(uniqueKeysWithValues: existing.map { ($0.id, $0) })
+            for row in batch.shifted + batch.inserted { result[row.id] = row }
+            #expect(batch.inserted.map(\.id) == ids, "new rows come back in the order of the changes")
+            #expect(result.count == expected.count)
+            for row in expected { #expect(result[row.id] == row, "row at \(row.timestamp) after \(deltas)") }
+        }
     }
 }
 

@@ -77,6 +77,50 @@ import Testing
         #expect(try await db.portfolio(now: start, pivot: try CurrencyCode("USD")).allocations.first?.amount == d("0.2"))
     }
 
+    /// An import applies its automatic allocations together; the history must be what `tx.add`
+    /// of the same deposits, one after another, writes: backdated rows included.
+    @Test func importAllocatesAsTheSameDepositsAddedOneByOne() async throws {
+        let now = start.addingTimeInterval(400 * 86_400)
+        var rows: [(date: Date, amount: String)] = []
+        var random = SeededGenerator(state: 2026)
+        for _ in 0..<60 {
+            let day = Double(random.next() % 380)
+            rows.append((start.addingTimeInterval(day * 86_400), "\(random.next() % 1000 + 1).\(random.next() % 100)"))
+        }
+        rows.append((now.addingTimeInterval(30), "3"))  // seconds ahead of now: allocated, not in the balance yet
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alloc-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try ("date,amount\n" + rows.map { "\(Timestamp.format($0.date)),\($0.amount)\n" }.joined()).write(to: file, atomically: true, encoding: .utf8)
+
+        func prepared() async throws -> SavingsDatabase {
+            let db = try await setUp()
+            _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: nil, now: start, timeZone: utc)
+            _ = try await db.setAllocation(asset: "Wallet", goal: "A", amount: d("1"), now: start, timeZone: utc)
+            // Later rows the backdated deposits must shift.
+            for day in [100.0, 200, 300] {
+                let at = start.addingTimeInterval(day * 86_400)
+                _ = try await db.addTransaction(asset: "Wallet", amount: d("2"), date: at, note: nil, externalID: nil, now: at, timeZone: utc)
+            }
+            return db
+        }
+        let imported = try await prepared(), added = try await prepared()
+        let result = try await imported.importTransactions(asset: "Wallet", path: file.path, partial: false, now: now, timeZone: utc)
+        for row in rows {
+            _ = try await added.addTransaction(asset: "Wallet", amount: d(row.amount), date: row.date, note: nil, externalID: nil, now: now, timeZone: utc)
+        }
+        #expect(result.autoAllocated == rows.count)
+        func timeline(_ db: SavingsDatabase) async throws -> [String] {
+            try await db.allocationHistory(asset: "Wallet", goal: "A", from: nil, to: nil).map {
+                "\(Timestamp.format($0.timestamp)) \(Timestamp.format($0.createdAt)) \($0.monthLabel) \($0.amount)"
+            }
+        }
+        let expected = try await timeline(added)
+        #expect(expected.count == 4 + rows.count)
+        #expect(try await timeline(imported) == expected)
+        let allocation = { (db: SavingsDatabase) in try await db.portfolio(now: now, pivot: try CurrencyCode("USD")).allocations.map(\.amount) }
+        #expect(try await allocation(imported) == (try await allocation(added)))
+    }
+
     @Test func externalIDsAreIdempotentPerAsset() async throws {
         let db = try await setUp()
         _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: "x1", now: start, timeZone: utc)
