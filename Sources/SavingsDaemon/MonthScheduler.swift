@@ -23,6 +23,7 @@ struct MonthScheduler: Service {
                 let now = context.clock.now()
                 let wait = min(Self.recheck, Self.nextBoundary(after: now, in: context.timeZone).timeIntervalSince(now) + 1)
                 try? await Pause.sleep(for: .milliseconds(Int64(max(wait, 1) * 1000)))
+                guard !Task.isCancelled else { return }  // shutting down, not a due check
                 await check()
             }
         }
@@ -41,6 +42,8 @@ struct MonthScheduler: Service {
         do {
             try await rollover()
             try await remind()
+        } catch is CancellationError {
+            return
         } catch {
             logger.error("monthly check failed: \(error)")
         }
@@ -154,6 +157,8 @@ final class GoalWatcher: Sendable {
                                                          "current_total": Wire.money(goal.currentTotal, goal.goal.currency),
                                                          "target_amount": Wire.money(goal.goal.targetAmount, goal.goal.currency)])
             }
+        } catch is CancellationError {
+            return
         } catch {
             logger.error("goal check failed: \(error)")
         }
