@@ -66,18 +66,25 @@ public enum DerivedContributionCalculator {
         var covered = targetSum.isCovered(by: balance)
         // Rows written together (a move, an auto-allocated deposit) share a timestamp and form
         // one change point, so a reallocation nets to zero instead of showing two halves.
-        let ordered = timeline.changes.enumerated().sorted { a, b in
-            a.element.at != b.element.at ? a.element.at < b.element.at : order(a.element) != order(b.element)
-                ? order(a.element) < order(b.element) : a.offset < b.offset
-        }.map(\.element)
+        // The store reads them in time order: then only the positions are sorted, and only if
+        // the target rows interleave with the transactions (no copy of the changes).
+        let changes = timeline.changes
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            let first = changes[a], second = changes[b]
+            if first.at != second.at { return first.at < second.at }
+            let x = order(first), y = order(second)
+            return x != y ? x < y : a < b
+        }
+        var sequence = Array(changes.indices)
+        if zip(sequence, sequence.dropFirst()).contains(where: { !precedes($0, $1) }) { sequence.sort(by: precedes) }
         var events: [DerivedEvent] = []
         var index = 0
-        while index < ordered.count {
-            let at = ordered[index].at
+        while index < sequence.count {
+            let at = changes[sequence[index]].at
             var transacted = RunningTotal(0)
             var hasTransaction = false, retargeted = false
-            while index < ordered.count, ordered[index].at == at {
-                switch ordered[index] {
+            while index < sequence.count, changes[sequence[index]].at == at {
+                switch changes[sequence[index]] {
                 case .transaction(_, let amount, let units):
                     balance.add(amount, units: units)
                     transacted.add(amount, units: units)

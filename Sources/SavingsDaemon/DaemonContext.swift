@@ -112,7 +112,19 @@ final class FiguresCache: Sendable {
         var staleDrafts: Int
     }
 
-    private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: Dashboard])>((nil, [:]))
+    /// An executing month's `month.progress` of one snapshot.
+    struct ProgressKey: Hashable, Sendable {
+        var snapshot: UInt64
+        var month: MonthLabel
+        var currency: CurrencyCode
+    }
+
+    private struct Progress {
+        var document: JSONValue
+        var at: Date
+    }
+
+    private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: Dashboard], progress: [ProgressKey: Progress])>((nil, [:], [:]))
 
     func valuation(of snapshot: UInt64) -> Valuation? {
         guard snapshot != 0 else { return nil }
@@ -123,6 +135,22 @@ final class FiguresCache: Sendable {
         guard valuation.portfolio.snapshot != 0 else { return }
         state.withLock { state in
             if (state.valuation?.portfolio.snapshot ?? 0) < valuation.portfolio.snapshot { state.valuation = valuation }
+        }
+    }
+
+    func progress(_ key: ProgressKey, now: Date) -> JSONValue? {
+        state.withLock { state in
+            // A clock set back could see a window that ended later than now: computed again.
+            guard let entry = state.progress[key], now >= entry.at else { return nil }
+            return entry.document
+        }
+    }
+
+    func keep(_ key: ProgressKey, _ document: JSONValue, at: Date) {
+        guard key.snapshot != 0 else { return }
+        state.withLock { state in
+            state.progress = state.progress.filter { $0.key.snapshot >= key.snapshot }
+            state.progress[key] = Progress(document: document, at: at)
         }
     }
 

@@ -172,8 +172,18 @@ enum ExecutionMethods {
         if record.status == .closed, let frozen = record.completed, let document = try? JSONParser.parse(frozen) {
             return document
         }
-        return try await ExecutionProgress.document(record, end: context.clock.now(), status: "executing", completedAt: nil,
-                                                    canUndoUntil: record.canUndoUntil, context: context).document
+        // Status bars poll this. A snapshot lasts until a write or until the clock reaches the
+        // next transaction's date, and history rows dated ahead of their writing always belong
+        // to such a transaction (auto-allocation, contribution): within one snapshot the
+        // window's change points stay the same, so the document is computed once for it.
+        let now = context.clock.now()
+        let key = FiguresCache.ProgressKey(snapshot: try await context.valuation().portfolio.snapshot, month: month,
+                                           currency: context.liveConfig.current.displayCurrency)
+        if let known = context.figures.progress(key, now: now) { return known }
+        let document = try await ExecutionProgress.document(record, end: now, status: "executing", completedAt: nil,
+                                                            canUndoUntil: record.canUndoUntil, context: context).document
+        context.figures.keep(key, document, at: now)
+        return document
     }
 
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {

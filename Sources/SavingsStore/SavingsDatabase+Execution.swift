@@ -180,8 +180,11 @@ extension SavingsDatabase {
             let balances = try db.cachedStatement(sql: "SELECT total FROM asset_balance WHERE asset_id = ?")
             // Every transaction after the start: the ones up to `end` are the window's changes, and
             // all of them come off the maintained total to give the balance at the start.
-            let later = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ?")
-            let targetChanges = try db.cachedStatement(sql: "SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ?")
+            // In time order (the index's order), so the calculator finds them sorted.
+            let later = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ? ORDER BY date")
+            let targetChanges = try db.cachedStatement(sql: """
+                SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ? ORDER BY timestamp, created_at
+                """)
             for asset in try AssetRecord.fetchAll(db) {
                 var afterStart = RunningTotal(0)
                 var changes: [AssetTimeline.Change] = []

@@ -195,6 +195,14 @@ enum Schema {
             // A pair's newest created_at, read for every allocation change, without a scan.
             try db.execute(sql: "CREATE INDEX allocation_history_by_pair_created ON allocation_history(asset_id, goal_id, created_at)")
         }
+        migrator.registerMigration("v8-covering-window") { db in
+            // An execution window reads (date, amount) of an asset's transactions in date order:
+            // with the amount in the index that is one index range, no lookup into the table per row.
+            try db.execute(sql: """
+                DROP INDEX asset_transaction_by_date;
+                CREATE INDEX asset_transaction_by_asset_date ON asset_transaction(asset_id, date, amount);
+                """)
+        }
         return migrator
     }
 

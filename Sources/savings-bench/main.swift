@@ -272,18 +272,31 @@ for step in size.progressSteps {
         WHERE asset.name = '\(Dataset.progressAsset)' AND asset_transaction.date > '\(Timestamp.format(startedAt))';
         """).trimmingCharacters(in: .whitespacesAndNewlines)
     guard Int(inWindow) == step else { throw BenchError("\(inWindow) progress rows inside the month's window, expected \(step)") }
-    let samples = try measure(connection, request("month.progress"), runs: smoke ? 5 : (step >= 100_000 ? 20 : 50), warmup: 1)
-    progressPoints.append((Double(step), samples.median))
-    figures.append(Figure(name: "`month.progress`, \(step) change points", median: ms(samples.median), p99: ms(samples.p99),
-                          baseline: "—", ratio: "—", target: step >= 100_000 ? "≤ 50 ms" : "linear",
+    let progress = request("month.progress")
+    let runs = smoke ? 5 : (step >= 100_000 ? 20 : 50)
+    // Polled with nothing written in between, the snapshot's document is reused; after a
+    // write every change point is walked again. Both are reported, the slope from the second.
+    let samples = try measure(connection, progress, runs: runs, warmup: 1)
+    var recomputed = Samples()
+    for _ in 0..<runs {
+        try connection.roundTrip(deposit)
+        try recomputed.time { try connection.roundTrip(progress) }
+    }
+    progressPoints.append((Double(step), recomputed.median))
+    let target = step >= 100_000 ? "≤ 50 ms" : "linear"
+    figures.append(Figure(name: "`month.progress`, \(step) change points, polled (no write since)", median: ms(samples.median),
+                          p99: ms(samples.p99), baseline: "—", ratio: "—", target: target,
                           met: step >= 100_000 ? samples.median <= 0.05 : nil))
+    figures.append(Figure(name: "`month.progress`, \(step) change points, right after a write (recomputed)", median: ms(recomputed.median),
+                          p99: ms(recomputed.p99), baseline: "—", ratio: "—", target: target,
+                          met: step >= 100_000 ? recomputed.median <= 0.05 : nil))
 }
 let meanX = progressPoints.map(\.0).reduce(0, +) / Double(progressPoints.count)
 let meanY = progressPoints.map(\.1).reduce(0, +) / Double(progressPoints.count)
 let slope = progressPoints.map { ($0.0 - meanX) * ($0.1 - meanY) }.reduce(0, +) / progressPoints.map { ($0.0 - meanX) * ($0.0 - meanX) }.reduce(0, +)
 let intercept = meanY - slope * meanX
 let worst = progressPoints.map { abs($0.1 - (intercept + slope * $0.0)) / max($0.1, 1e-9) }.max() ?? 0
-notes.append(String(format: "month.progress grows by %.3f ms per 1,000 change points (least squares; intercept %.2f ms; largest deviation from the line %.0f %%)",
+notes.append(String(format: "month.progress recomputed after a write grows by %.3f ms per 1,000 change points (least squares; intercept %.2f ms; largest deviation from the line %.0f %%)",
                     slope * 1e6, intercept * 1000, worst * 100))
 
 say("hledger baseline")

@@ -61,4 +61,33 @@ import Testing
         #expect(try daemon.call("goal.get", ["goal": "House"])["stale"] == true)
         #expect(house(stale)?["current_total"] == "46500.00")
     }
+
+    /// month.progress is reused while nothing changes; a write, or the clock reaching a change
+    /// point dated after it was computed, gives a new one.
+    @Test func progressFollowsWritesAndChangePointsReached() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
+        _ = try daemon.call("goal.create", ["name": "House", "currency": "EUR", "target_amount": "100000", "deadline": "2030-01-01"])
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "100"])
+        _ = try daemon.call("allocation.set", ["asset": "Bank", "goal": "House", "amount": "100"])
+        _ = try daemon.call("month.start")
+        func contributed(_ progress: JSONValue) -> JSONValue? { progress["goals"]?.arrayValue?.first?["contributed"] }
+
+        let first = try daemon.call("month.progress")
+        #expect(try daemon.call("month.progress") == first, "an unchanged snapshot gives the same answer")
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "40"])
+        let written = try daemon.call("month.progress")
+        #expect(contributed(first) == "0.00")
+        #expect(contributed(written) == "40.00", "a write is seen at once: \(written)")
+
+        // Dated two seconds ahead: not in the month yet, then in it once the clock gets there,
+        // with no write in between.
+        let soon = Date().addingTimeInterval(2)
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "2", "date": .string(iso.string(from: soon))])
+        #expect(contributed(try daemon.call("month.progress")) == "40.00")
+        while Date() < soon.addingTimeInterval(0.05) { usleep(50_000) }
+        #expect(contributed(try daemon.call("month.progress")) == "42.00", "a change point reached is seen")
+    }
 }
