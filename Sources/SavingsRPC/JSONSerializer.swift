@@ -47,18 +47,35 @@ public enum JSONSerializer {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in object.keys.sorted().enumerated() {
+            // The pairs sorted together: no lookup of each key again.
+            for (i, member) in object.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(key, to: &out)
+                writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                write(object[key]!, to: &out)
+                write(member.value, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
+    /// Bytes a string cannot carry as they are: controls, quote, backslash, and the lead
+    /// byte of U+2028/U+2029.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
+    }
+
     private static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (names, amounts, ids, timestamps) need no escape: copied whole.
+        let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: needsEscape) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        } ?? false
+        if copied {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         let utf8 = Array(s.utf8)
         var index = 0
         while index < utf8.count {

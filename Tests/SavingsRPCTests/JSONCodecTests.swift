@@ -38,6 +38,22 @@ import Testing
         _ = try JSONParser.parse(fine)
     }
 
+    /// Strings without anything to escape are copied whole; the others go byte by byte. Both
+    /// must give text that reads back as the same string, with the escapes JSON needs.
+    @Test func everyStringRoundTripsThroughBothPaths() throws {
+        #expect(JSONSerializer.serialize(.string("a\u{2028}b\u{2029}é")) == #""a\u2028b\u2029é""#)
+        #expect(JSONSerializer.serialize(.string("–—…")) == #""–—…""#, "other characters after the byte 0xE2 stay as they are")
+        #expect(JSONSerializer.serialize(.string(String(repeating: "x", count: 40) + "\u{7}")) == #""\#(String(repeating: "x", count: 40))\u0007""#)
+        let alphabet: [Character] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "€", "\u{2028}", "\u{2029}", "–", "😀"]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let text = String((0..<Int(random.next() % 12)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+            let serialized = JSONSerializer.serialize(["k": .string(text)])
+            #expect(try JSONParser.parse(serialized) == ["k": .string(text)], "\(serialized)")
+            #expect(!serialized.contains("\u{2028}") && !serialized.unicodeScalars.contains { $0.value < 0x20 })
+        }
+    }
+
     @Test func serializerRoundTripsAndSortsKeys() throws {
         let value: JSONValue = ["z": 1, "a": ["x\n\u{1}\"", .null, true, .number("0.10")], "m": [:]]
         let text = JSONSerializer.serialize(value)
