@@ -33,8 +33,14 @@ public struct DaemonContext: Sendable {
 
     /// The one valuation behind every figure, from the current snapshot. Built once per stored snapshot (a write or the next dated transaction makes a new one)
     /// and judged at the current `staleBefore` on every call.
+    /// The current snapshot as stored (assets, balances, allocations, rates), without valuing
+    /// every goal: enough for figures that need only rates and assets.
+    public func portfolio() async throws -> Portfolio {
+        try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
+    }
+
     public func valuation() async throws -> Valuation {
-        let portfolio = try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
+        let portfolio = try await portfolio()
         let staleBefore = self.staleBefore
         if let known = figures.valuation(of: portfolio.snapshot) { return known.judged(staleBefore: staleBefore) }
         let valuation = Valuation(portfolio).judged(staleBefore: staleBefore)

@@ -37,9 +37,9 @@ enum ExecutionProgress {
                   let planned = goal["planned"]?.stringValue.flatMap({ try? Amount.parse($0) }) else { continue }
             lines.append(Line(goalID: id, goalName: goal["goal_name"]?.stringValue ?? "", currency: currency, planned: planned, contributed: 0))
         }
-        let valuation = try await context.valuation()
-        let rates = valuation.portfolio.rates
-        let assets = Dictionary(uniqueKeysWithValues: valuation.portfolio.assets.map { ($0.id, $0) })
+        let portfolio = try await context.portfolio()
+        let rates = portfolio.rates
+        let assets = Dictionary(uniqueKeysWithValues: portfolio.assets.map { ($0.id, $0) })
         let tracked = Dictionary(uniqueKeysWithValues: lines.enumerated().map { ($1.goalID, $0) })
         var events: [JSONValue] = []
         var used: [String: Conversion] = [:]
@@ -114,7 +114,7 @@ enum ExecutionProgress {
     /// `currency`. Executing: derived as in month.progress; closed: from its frozen record;
     /// not started: the plans, nothing contributed yet.
     static func summary(_ month: MonthLabel, currency: CurrencyCode, context: DaemonContext) async throws -> JSONValue {
-        let rates = try await context.valuation().portfolio.rates
+        let rates = try await context.portfolio().rates
         var lines: [Line] = []
         var status = "draft"
         if let record = try await context.database.execution(month), record.status != .draft {
@@ -177,7 +177,7 @@ enum ExecutionMethods {
         // to such a transaction (auto-allocation, contribution): within one snapshot the
         // window's change points stay the same, so the document is computed once for it.
         let now = context.clock.now()
-        let key = FiguresCache.ProgressKey(snapshot: try await context.valuation().portfolio.snapshot, month: month,
+        let key = FiguresCache.ProgressKey(snapshot: try await context.portfolio().snapshot, month: month,
                                            currency: context.liveConfig.current.displayCurrency)
         if let known = context.figures.progress(key, now: now) { return known }
         let document = try await ExecutionProgress.document(record, end: now, status: "executing", completedAt: nil,
