@@ -126,7 +126,7 @@ final class FiguresCache: Sendable {
     }
 
     private struct Progress {
-        var document: JSONValue
+        var computed: (document: JSONValue, lines: [ExecutionProgress.Line])
         var at: Date
     }
 
@@ -144,19 +144,19 @@ final class FiguresCache: Sendable {
         }
     }
 
-    func progress(_ key: ProgressKey, now: Date) -> JSONValue? {
+    func progress(_ key: ProgressKey, now: Date) -> (document: JSONValue, lines: [ExecutionProgress.Line])? {
         state.withLock { state in
             // A clock set back could see a window that ended later than now: computed again.
             guard let entry = state.progress[key], now >= entry.at else { return nil }
-            return entry.document
+            return entry.computed
         }
     }
 
-    func keep(_ key: ProgressKey, _ document: JSONValue, at: Date) {
+    func keep(_ key: ProgressKey, _ computed: (document: JSONValue, lines: [ExecutionProgress.Line]), at: Date) {
         guard key.snapshot != 0 else { return }
         state.withLock { state in
             state.progress = state.progress.filter { $0.key.snapshot >= key.snapshot }
-            state.progress[key] = Progress(document: document, at: at)
+            state.progress[key] = Progress(computed: computed, at: at)
         }
     }
 

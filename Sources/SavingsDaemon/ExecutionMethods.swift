@@ -6,7 +6,7 @@ import SavingsStore
 /// The live or frozen result of a month's execution: one computation for month.progress,
 /// month.complete (which freezes it), reminders and goal.contribute "plan".
 enum ExecutionProgress {
-    struct Line {
+    struct Line: Sendable {
         var goalID: UUID
         var goalName: String
         var currency: CurrencyCode
@@ -88,6 +88,22 @@ enum ExecutionProgress {
         return (document, lines)
     }
 
+    /// An executing month's document and lines as of now, shared by month.progress,
+    /// dashboard.get and the reminders, which status bars poll. A snapshot lasts until a write
+    /// or until the clock reaches the next transaction's date, and history rows dated ahead of
+    /// their writing always belong to such a transaction (auto-allocation, contribution):
+    /// within one snapshot the window's change points stay the same, so it is computed once.
+    static func live(_ record: ExecutionRecord, context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
+        let now = context.clock.now()
+        let key = FiguresCache.ProgressKey(snapshot: try await context.portfolio().snapshot, month: record.month,
+                                           currency: context.liveConfig.current.displayCurrency)
+        if let known = context.figures.progress(key, now: now) { return known }
+        let computed = try await document(record, end: now, status: "executing", completedAt: nil,
+                                          canUndoUntil: record.canUndoUntil, context: context)
+        context.figures.keep(key, computed, at: now)
+        return computed
+    }
+
     /// The month's planned and contributed sums in `currency`, and the pairs without a rate.
     static func totals(_ lines: [Line], in currency: CurrencyCode, rates: RateTable)
         -> (planned: Decimal, contributed: Decimal, missing: Set<String>) {
@@ -128,8 +144,7 @@ enum ExecutionProgress {
                     return Line(goalID: id, goalName: goal["goal_name"]?.stringValue ?? "", currency: code, planned: planned, contributed: contributed)
                 }
             } else {
-                lines = try await document(record, end: context.clock.now(), status: status, completedAt: nil, canUndoUntil: nil,
-                                           context: context).lines
+                lines = try await live(record, context: context).lines
             }
         } else {
             lines = try await context.database.plans(month: month).map {
@@ -172,18 +187,7 @@ enum ExecutionMethods {
         if record.status == .closed, let frozen = record.completed, let document = try? JSONParser.parse(frozen) {
             return document
         }
-        // Status bars poll this. A snapshot lasts until a write or until the clock reaches the
-        // next transaction's date, and history rows dated ahead of their writing always belong
-        // to such a transaction (auto-allocation, contribution): within one snapshot the
-        // window's change points stay the same, so the document is computed once for it.
-        let now = context.clock.now()
-        let key = FiguresCache.ProgressKey(snapshot: try await context.portfolio().snapshot, month: month,
-                                           currency: context.liveConfig.current.displayCurrency)
-        if let known = context.figures.progress(key, now: now) { return known }
-        let document = try await ExecutionProgress.document(record, end: now, status: "executing", completedAt: nil,
-                                                            canUndoUntil: record.canUndoUntil, context: context).document
-        context.figures.keep(key, document, at: now)
-        return document
+        return try await ExecutionProgress.live(record, context: context).document
     }
 
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {
