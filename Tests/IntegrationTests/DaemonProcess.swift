@@ -125,6 +125,17 @@ class DaemonProcess {
     }
 }
 
+extension DaemonProcess {
+    /// A euro account holding `amount`, all of it reserved for a new euro goal: further
+    /// deposits into it are allocated to that goal automatically.
+    func dedicatedAccount(_ asset: String, goal: String, target: String, amount: String) throws {
+        _ = try call("asset.create", ["name": .string(asset), "currency": "EUR", "kind": "fiat"])
+        _ = try call("goal.create", ["name": .string(goal), "currency": "EUR", "target_amount": .string(target), "deadline": "2030-01-01"])
+        _ = try call("tx.add", ["asset": .string(asset), "amount": .string(amount)])
+        _ = try call("allocation.set", ["asset": .string(asset), "goal": .string(goal), "amount": .string(amount)])
+    }
+}
+
 /// Runs `savingsctl` to completion.
 func runCtl(_ arguments: [String], environment: [String: String] = [:], directory workingDirectory: String? = nil,
             executable: String = Binaries.savingsctl) throws -> (status: Int32, stdout: String, stderr: String) {

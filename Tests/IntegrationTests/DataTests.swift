@@ -150,10 +150,7 @@ import Testing
 
     @Test func csvImportIsIdempotentLineNumberedAndAllOrNothing() throws {
         let daemon = try DaemonProcess()
-        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
-        _ = try daemon.call("goal.create", ["name": "Trip", "currency": "EUR", "target_amount": "1000", "deadline": "2030-01-01"])
-        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "10"])
-        _ = try daemon.call("allocation.set", ["asset": "Bank", "goal": "Trip", "amount": "10"])
+        try daemon.dedicatedAccount("Bank", goal: "Trip", target: "1000", amount: "10")
         let file = daemon.directory + "/bank.csv"
         try """
             date,amount,note,external_id

@@ -66,10 +66,7 @@ import Testing
     /// point dated after it was computed, gives a new one.
     @Test func progressFollowsWritesAndChangePointsReached() throws {
         let daemon = try DaemonProcess()
-        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
-        _ = try daemon.call("goal.create", ["name": "House", "currency": "EUR", "target_amount": "100000", "deadline": "2030-01-01"])
-        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "100"])
-        _ = try daemon.call("allocation.set", ["asset": "Bank", "goal": "House", "amount": "100"])
+        try daemon.dedicatedAccount("Bank", goal: "House", target: "100000", amount: "100")
         _ = try daemon.call("month.start")
         func contributed(_ progress: JSONValue) -> JSONValue? { progress["goals"]?.arrayValue?.first?["contributed"] }
 
