@@ -31,14 +31,14 @@ public struct DaemonContext: Sendable {
 
     var planner: Planner { Planner(context: self) }
 
-    /// The one valuation behind every figure, from the current snapshot. Built once per stored snapshot (a write or the next dated transaction makes a new one)
-    /// and judged at the current `staleBefore` on every call.
     /// The current snapshot as stored (assets, balances, allocations, rates), without valuing
     /// every goal: enough for figures that need only rates and assets.
     public func portfolio() async throws -> Portfolio {
         try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
     }
 
+    /// The one valuation behind every figure, from the current snapshot. Built once per stored snapshot (a write or the next dated transaction makes a new one)
+    /// and judged at the current `staleBefore` on every call.
     public func valuation() async throws -> Valuation {
         let portfolio = try await portfolio()
         let staleBefore = self.staleBefore
@@ -118,7 +118,7 @@ final class FiguresCache: Sendable {
         var staleDrafts: Int
     }
 
-    /// An executing month's `month.progress` of one snapshot.
+    /// An executing month's live figures (`ExecutionProgress.live`) of one snapshot.
     struct ProgressKey: Hashable, Sendable {
         var snapshot: UInt64
         var month: MonthLabel
