@@ -18,12 +18,31 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Parses strict `YYYY-MM-DD`.
     public init(parsing text: String, field: String) throws {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }),
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else {
+        // Read straight off the bytes (every stored goal's dates are parsed on each reload).
+        var fields = (0, 0, 0)
+        var valid = text.utf8.count == 10
+        if valid {
+            for (index, byte) in text.utf8.enumerated() {
+                if index == 4 || index == 7 {
+                    valid = valid && byte == UInt8(ascii: "-")
+                    continue
+                }
+                guard byte >= 48 && byte <= 57 else {
+                    valid = false
+                    break
+                }
+                let digit = Int(byte - 48)
+                switch index {
+                case 0..<4: fields.0 = fields.0 * 10 + digit
+                case 5..<7: fields.1 = fields.1 * 10 + digit
+                default: fields.2 = fields.2 * 10 + digit
+                }
+            }
+        }
+        guard valid else {
             throw DomainError.invalidField(field, "'\(text)' is not a date in the form YYYY-MM-DD")
         }
+        let (y, m, d) = fields
         do {
             try self.init(year: y, month: m, day: d)
         } catch {

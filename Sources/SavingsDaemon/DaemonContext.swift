@@ -13,6 +13,7 @@ public struct DaemonContext: Sendable {
     public let startedAt: ContinuousClock.Instant
     public let pid: Int32
     let figures = FiguresCache()
+    let windowEvents = WindowEvents()
 
     public init(database: SavingsDatabase, clock: any WallClock, liveConfig: LiveConfig, events: EventBus,
                 startedAt: ContinuousClock.Instant = .now, pid: Int32 = getpid()) {
@@ -72,6 +73,30 @@ public struct DaemonContext: Sendable {
         return .object(object)
     }
 
+    /// Each asset's derived contribution events in the window (start, end], in the store's
+    /// asset order. An asset the store reports unchanged keeps the events worked out from
+    /// that same reading (by stamp), so after a write only the accounts it touched are walked.
+    func events(start: Date, end: Date) async throws -> [(assetID: UUID, events: [DerivedEvent])] {
+        let known = windowEvents.stamps(start: start)
+        var result: [(assetID: UUID, events: [DerivedEvent])] = []
+        var computed: [UUID: (stamp: UInt64, events: [DerivedEvent])] = [:]
+        for reading in try await database.timelines(start: start, end: end, known: known.mapValues(\.stamp)) {
+            let events: [DerivedEvent]
+            if let timeline = reading.timeline {
+                events = DerivedContributionCalculator.events(for: timeline)
+            } else if let cached = known[reading.assetID], cached.stamp == reading.stamp {
+                events = cached.events
+            } else {
+                // Unreachable: the store answers "unchanged" only for the stamps it was given.
+                throw UnknownReading()
+            }
+            computed[reading.assetID] = (reading.stamp, events)
+            result.append((reading.assetID, events))
+        }
+        windowEvents.keep(start: start, computed)
+        return result
+    }
+
     /// Rates with an `as_of` before this are reported as stale.
     public var staleBefore: Date { clock.now().addingTimeInterval(-TimeInterval(liveConfig.current.staleAfter)) }
 
@@ -97,6 +122,29 @@ public struct DaemonContext: Sendable {
             return endOfDay ? calendar.date(byAdding: .day, value: 1, to: start)!.addingTimeInterval(-0.001) : start
         }
         return try Timestamp.parse(text, field: field)
+    }
+}
+
+/// The store said "unchanged" of a reading the daemon was not holding.
+struct UnknownReading: Error {}
+
+/// The derived events of each asset's latest reading (`SavingsDatabase.timelines` stamp) in
+/// the few windows asked for last. A stamp names one reading of the store, so its events
+/// never go stale; the store says when a reading still holds.
+final class WindowEvents: Sendable {
+    typealias Events = [UUID: (stamp: UInt64, events: [DerivedEvent])]
+    static let windowLimit = 4
+    private let state = Mutex<(windows: [Date: Events], recent: [Date])>(([:], []))
+
+    func stamps(start: Date) -> Events { state.withLock { $0.windows[start] ?? [:] } }
+
+    func keep(start: Date, _ events: Events) {
+        state.withLock { state in
+            state.windows[start] = events
+            state.recent.removeAll { $0 == start }
+            state.recent.append(start)
+            while state.recent.count > Self.windowLimit { state.windows[state.recent.removeFirst()] = nil }
+        }
     }
 }
 

@@ -44,9 +44,9 @@ enum ExecutionProgress {
         var events: [JSONValue] = []
         var used: [String: Conversion] = [:]
         var missing = Set<String>()
-        for timeline in try await context.database.timelines(start: startedAt, end: end) {
-            guard let asset = assets[timeline.assetID] else { continue }
-            for event in DerivedContributionCalculator.events(for: timeline) {
+        for (assetID, assetEvents) in try await context.events(start: startedAt, end: end) {
+            guard let asset = assets[assetID] else { continue }
+            for event in assetEvents {
                 guard let index = tracked[event.goalID] else { continue }
                 let currency = lines[index].currency
                 let conversion = rates.conversion(from: asset.currency, to: currency)
@@ -274,10 +274,10 @@ enum ExecutionMethods {
                 if let importMonth = legacy.importMonth, !legacy.byMonth.isEmpty, month < importMonth {
                     contributed = legacy.byMonth[month] ?? 0
                 } else {
-                    for timeline in try await database.timelines(start: start, end: end) {
-                        guard let asset = assets[timeline.assetID],
+                    for (assetID, events) in try await context.events(start: start, end: end) {
+                        guard let asset = assets[assetID],
                               let conversion = valuation.portfolio.rates.conversion(from: asset.currency, to: goal.currency) else { continue }
-                        let total = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline))[goal.id] ?? 0
+                        let total = DerivedContributionCalculator.totals(events)[goal.id] ?? 0
                         contributed += total * conversion.rate
                     }
                 }

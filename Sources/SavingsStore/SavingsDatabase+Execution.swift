@@ -165,11 +165,14 @@ extension SavingsDatabase {
     }
 
     /// Every asset's state at `start` and its change points in (start, end], read with range
-    /// queries; the derived-contribution calculator does the rest.
-    public func timelines(start: Date, end: Date) async throws -> [AssetTimeline] {
-        try await read { db in
+    /// queries; the derived-contribution calculator does the rest. An asset whose timeline the
+    /// caller has (`known`, by stamp) and that no write has touched since comes back without
+    /// it (`WindowCache`); assets with nothing in the window are left out.
+    public func timelines(start: Date, end: Date, known: [UUID: UInt64] = [:]) async throws -> [WindowTimeline] {
+        let version = windows.version
+        return try await read { db in
             let from = Timestamp.format(start), to = Timestamp.format(end)
-            var result: [AssetTimeline] = []
+            var result: [WindowTimeline] = []
             // The statements run once per asset or per pair: prepared once, not once per use
             // (compiling them was most of the cost with many goals).
             let pairGoals = try db.cachedStatement(sql: "SELECT DISTINCT goal_id FROM allocation_history WHERE asset_id = ? AND timestamp <= ?")
@@ -185,34 +188,55 @@ extension SavingsDatabase {
             let targetChanges = try db.cachedStatement(sql: """
                 SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ? ORDER BY timestamp, created_at
                 """)
-            for asset in try AssetRecord.fetchAll(db) {
+            // Whether anything of an asset is dated between a reading's end and this one's.
+            let datedBetween = try db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM asset_transaction WHERE asset_id = ?1 AND date > ?2 AND date <= ?3)
+                    OR EXISTS (SELECT 1 FROM allocation_history WHERE asset_id = ?1 AND timestamp > ?2 AND timestamp <= ?3)
+                """)
+            let assets = try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY rowid")
+            // The snapshot is taken: entries still here are valid for it.
+            let previous = windows.entries(start: from)
+            var entries: [String: WindowCache.Entry] = [:]
+            for id in assets {
+                let assetID = try StoreKey.uuid(id)
+                if var entry = previous[id], entry.empty || known[assetID] == entry.stamp, entry.end <= to,
+                   try entry.end == to || !(Bool.fetchOne(datedBetween, arguments: [id, entry.end, to]) ?? true) {
+                    entry.end = to
+                    entries[id] = entry
+                    if !entry.empty { result.append(WindowTimeline(assetID: assetID, stamp: entry.stamp, timeline: nil)) }
+                    continue
+                }
                 var afterStart = RunningTotal(0)
                 var changes: [AssetTimeline.Change] = []
-                let rows = try Row.fetchCursor(later, arguments: [asset.id, from])
+                let rows = try Row.fetchCursor(later, arguments: [id, from])
                 while let row = try rows.next() {
                     let date: String = row[0], text: String = row[1]
                     let amount = try Amount.parse(text), units = RunningTotal.units(text)
                     afterStart.add(amount, units: units)
                     if date <= to { changes.append(.transaction(at: try Timestamp.parse(date, field: "date"), amount: amount, units: units)) }
                 }
-                let total = try String.fetchOne(balances, arguments: [asset.id]).map { try Amount.parse($0) } ?? 0
+                let total = try String.fetchOne(balances, arguments: [id]).map { try Amount.parse($0) } ?? 0
                 let balance = total - afterStart.value
                 // Each pair's row in force at the start: one index lookup per goal (a correlated
                 // NOT EXISTS here was quadratic in a pair's history).
                 var targets: [UUID: Decimal] = [:]
-                for goal in try String.fetchAll(pairGoals, arguments: [asset.id, from]) {
-                    guard let row = try AllocationHistoryRecord.fetchOne(inForce, arguments: [asset.id, goal, from]) else { continue }
+                for goal in try String.fetchAll(pairGoals, arguments: [id, from]) {
+                    guard let row = try AllocationHistoryRecord.fetchOne(inForce, arguments: [id, goal, from]) else { continue }
                     let entry = try row.entry()
                     targets[entry.goalID] = entry.amount
                 }
-                for row in try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [asset.id, from, to]) {
+                for row in try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, from, to]) {
                     let entry = try row.entry()
                     changes.append(.target(at: entry.timestamp, createdAt: entry.createdAt, goalID: entry.goalID, amount: entry.amount))
                 }
-                guard balance != 0 || !targets.isEmpty || !changes.isEmpty else { continue }
-                result.append(AssetTimeline(assetID: try StoreKey.uuid(asset.id), balanceAtStart: balance, targetsAtStart: targets,
-                                            changes: changes))
+                let empty = balance == 0 && targets.isEmpty && changes.isEmpty
+                let stamp = windows.nextStamp()
+                entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: empty)
+                guard !empty else { continue }
+                result.append(WindowTimeline(assetID: assetID, stamp: stamp, timeline: AssetTimeline(
+                    assetID: assetID, balanceAtStart: balance, targetsAtStart: targets, changes: changes)))
             }
+            windows.keep(start: from, entries, version: version)
             return result
         }
     }

@@ -7,6 +7,7 @@ import SavingsCore
 public struct SavingsDatabase: Sendable {
     let writer: any DatabaseWriter
     let figures = FigureCache()
+    let windows = WindowCache()
 
     /// Opens (creating if needed) the database file, refusing one written by a newer schema.
     ///
@@ -58,6 +59,7 @@ public struct SavingsDatabase: Sendable {
         } catch {
             throw StoreError(message: "database migration failed: \(error)")
         }
+        try writer.writeWithoutTransaction { db in try windows.install(on: db) }
     }
 
     /// Reads the applied migrations without writing anything; unknown ones mean a newer build
@@ -152,16 +154,16 @@ public struct SavingsDatabase: Sendable {
     }
 
     /// A write transaction of many rows. Pages touched all over the indexes stay in a 64 MiB
-    /// page cache (instead of 2 MiB) rather than being spilled to the WAL again and again, and
-    /// temporary tables and statement journals live in memory rather than in temporary files.
-    /// Both settings go back when the transaction ends.
+    /// page cache (instead of 2 MiB) rather than being spilled to the WAL again and again; the
+    /// setting goes back when the transaction ends. (Statement journals are in memory on the
+    /// writer anyway: `WindowCache.install`.)
     func bulkWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             defer { figures.invalidate() }
             return try await writer.writeWithoutTransaction { db in
                 let cacheSize = try Int.fetchOne(db, sql: "PRAGMA main.cache_size") ?? -2000
-                try db.execute(sql: "PRAGMA main.cache_size = -65536; PRAGMA temp_store = MEMORY")
-                defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT; PRAGMA main.cache_size = \(cacheSize)") }
+                try db.execute(sql: "PRAGMA main.cache_size = -65536")
+                defer { try? db.execute(sql: "PRAGMA main.cache_size = \(cacheSize)") }
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db)

@@ -8,15 +8,17 @@ import Glibc
 // savings-bench: builds a dataset through savingsd's public import methods, measures the
 // figures of BENCHMARKS.md against baselines measured in the same run, and writes the table.
 //
-//   savings-bench [--smoke] [--output FILE]
+//   savings-bench [--smoke] [--keep] [--output FILE]
 //
 // --smoke uses a tiny dataset and few repetitions (it keeps the benchmark from rotting; its
-// timings mean nothing). Without --output the table is printed only.
+// timings mean nothing). --keep leaves the work directory (dataset files and database) for
+// profiling by hand. Without --output the table is printed only.
 
 signal(SIGPIPE, SIG_IGN)
 
 let arguments = CommandLine.arguments
 let smoke = arguments.contains("--smoke")
+let keep = arguments.contains("--keep")
 let output = arguments.firstIndex(of: "--output").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 let size = smoke ? DatasetSize.smoke : DatasetSize.full
 let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
@@ -31,7 +33,13 @@ func say(_ text: String) {
 var template = Array("/tmp/sdbench-XXXXXX".utf8CString)
 guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { fatalError("mkdtemp failed") }
 let work = String(cString: made)
-defer { try? FileManager.default.removeItem(atPath: work) }
+defer {
+    if keep {
+        say("kept the work directory \(work) (database: \(work)/db/savings.db)")
+    } else {
+        try? FileManager.default.removeItem(atPath: work)
+    }
+}
 let databasePath = work + "/db/savings.db"
 try FileManager.default.createDirectory(atPath: work + "/db", withIntermediateDirectories: true)
 

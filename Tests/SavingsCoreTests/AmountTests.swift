@@ -68,6 +68,33 @@ import Testing
             #expect(throws: DomainError.self) { try CalendarDate(parsing: bad, field: "d") }
         }
         #expect(try CalendarDate(parsing: "2026-12-31", field: "d") < CalendarDate(parsing: "2027-01-01", field: "d"))
+        for bad in ["20270-1-01", "2027-01--1", "+027-01-01", "2027-01-1a", "0000-01-01", "2027-01-01\n", "٢٠٢٧-01-01", "2027-00-10"] {
+            #expect(throws: DomainError.self) { try CalendarDate(parsing: bad, field: "d") }
+        }
+    }
+
+    /// The byte reader accepts exactly what splitting at '-' and reading each part accepts.
+    @Test func datesReadAsSplittingWould() {
+        func reference(_ text: String) -> CalendarDate? {
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+                  parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }),
+                  let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
+            return try? CalendarDate(year: y, month: m, day: d)
+        }
+        var random = SeededGenerator(state: 1_010)
+        let alphabet = Array("0123456789-0123-01-31x")
+        for _ in 0..<20_000 {
+            var text = random.next() % 2 == 0 ? "2027-02-28" : ""
+            if text.isEmpty {
+                for _ in 0..<(8 + Int(random.next() % 4)) { text.append(alphabet[Int(random.next() % UInt64(alphabet.count))]) }
+            } else {
+                var bytes = Array(text)
+                bytes[Int(random.next() % 10)] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                text = String(bytes)
+            }
+            #expect((try? CalendarDate(parsing: text, field: "d")) == reference(text), "\(text)")
+        }
     }
 
     @Test func todayDependsOnTheTimeZone() throws {

@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+import SavingsCore
+import Synchronization
+
+/// What the store knows about each asset's execution-window timeline it has read: the
+/// reading's stamp and the end it was read up to. An asset whose rows no write has touched
+/// since, and that has nothing dated between that end and the new one, has the same timeline,
+/// so its reader is told "unchanged since stamp" instead of reading it again. After a write to
+/// one account, a month's figures then read that account alone, however busy the others are.
+///
+/// Never stale: the writer's triggers report every asset whose transactions or allocation
+/// history a statement changes (`touch`, during the write: its entries go at once and none
+/// comes back until the transaction has ended), and every write transaction ends with
+/// `invalidate`, on the writer right after its commit or rollback, before the next write. A
+/// reading is kept only if no write ended since before its read transaction began, and an
+/// entry is used only if it was still there after that transaction's snapshot was taken.
+final class WindowCache: Sendable {
+    struct Entry: Sendable {
+        var stamp: UInt64
+        /// The window's end the reading went up to (stored timestamp text).
+        var end: String
+        /// The asset had nothing in this window (no balance, no targets, no change).
+        var empty: Bool
+    }
+
+    private struct State {
+        var version: UInt64 = 0
+        var stamps: UInt64 = 0
+        /// Assets the write transaction in progress has touched.
+        var touched: Set<String> = []
+        /// Window start (stored timestamp text) → asset id → entry.
+        var windows: [String: [String: Entry]] = [:]
+        /// Window starts, least recently used first.
+        var recent: [String] = []
+    }
+
+    /// Windows remembered: the executing month's and a few others (a goal's monthly history).
+    static let windowLimit = 4
+
+    private let state = Mutex(State())
+
+    /// The name of the SQL function the writer's triggers call.
+    static let functionName = "savingsd_touch_asset"
+
+    /// Run on the writer connection only, after migrations: temporary triggers (they exist for
+    /// this connection alone and never in the file) report each changed asset, and an observer
+    /// ends each write transaction.
+    ///
+    /// Temporary storage is set to memory first, for good: changing `temp_store` drops every
+    /// temporary trigger of the connection. (Memory is also where a large write wants its
+    /// statement journals, rather than in temporary files.)
+    func install(on db: Database) throws {
+        try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        db.add(transactionObserver: TransactionEnd(cache: self), extent: .databaseLifetime)
+        db.add(function: DatabaseFunction(Self.functionName, argumentCount: 1, pure: false) { [self] values in
+            if let id = String.fromDatabaseValue(values[0]) { touch(id) }
+            return nil
+        })
+        var sql = ""
+        for table in ["asset_transaction", "allocation_history"] {
+            sql += """
+                CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table) BEGIN SELECT \(Self.functionName)(NEW.asset_id); END;
+                CREATE TEMP TRIGGER \(table)_touch_delete AFTER DELETE ON main.\(table) BEGIN SELECT \(Self.functionName)(OLD.asset_id); END;
+                CREATE TEMP TRIGGER \(table)_touch_update AFTER UPDATE ON main.\(table) BEGIN
+                    SELECT \(Self.functionName)(OLD.asset_id); SELECT \(Self.functionName)(NEW.asset_id);
+                END;
+
+                """
+        }
+        try db.execute(sql: sql)
+    }
+
+    /// An asset's rows change in the write in progress: its readings go at once (a reader
+    /// whose snapshot already holds the change must not find them), and none is kept again
+    /// until the transaction has ended.
+    func touch(_ assetID: String) {
+        state.withLock { state in
+            guard state.touched.insert(assetID).inserted else { return }
+            for start in state.windows.keys { state.windows[start]?[assetID] = nil }
+        }
+    }
+
+    /// After every write transaction, committed or not (on the writer, before the next one).
+    func invalidate() {
+        state.withLock { state in
+            state.version &+= 1
+            guard !state.touched.isEmpty else { return }
+            for start in state.windows.keys {
+                for id in state.touched { state.windows[start]?[id] = nil }
+            }
+            state.touched = []
+        }
+    }
+
+    /// Taken before a read transaction begins.
+    var version: UInt64 { state.withLock { $0.version } }
+
+    func nextStamp() -> UInt64 { state.withLock { $0.stamps += 1; return $0.stamps } }
+
+    /// The entries of a window; call it once the read transaction's snapshot is taken.
+    func entries(start: String) -> [String: Entry] {
+        state.withLock { $0.windows[start] ?? [:] }
+    }
+
+    /// Keeps a window's entries if no write ended since `version` was taken, except those of
+    /// assets a write in progress has touched.
+    func keep(start: String, _ entries: [String: Entry], version: UInt64) {
+        state.withLock { state in
+            guard state.version == version else { return }
+            state.windows[start] = state.touched.isEmpty ? entries : entries.filter { !state.touched.contains($0.key) }
+            state.recent.removeAll { $0 == start }
+            state.recent.append(start)
+            while state.recent.count > Self.windowLimit { state.windows[state.recent.removeFirst()] = nil }
+        }
+    }
+}
+
+/// Ends each write transaction of the writer connection for the cache.
+private final class TransactionEnd: TransactionObserver {
+    let cache: WindowCache
+
+    init(cache: WindowCache) { self.cache = cache }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { cache.invalidate() }
+    func databaseDidRollback(_ db: Database) { cache.invalidate() }
+}
+
+/// One asset's timeline for a window, or word that it is the one the caller already has.
+public struct WindowTimeline: Sendable {
+    public let assetID: UUID
+    /// Names this reading: the same stamp always means the same timeline.
+    public let stamp: UInt64
+    /// The timeline; nil when it is unchanged since `stamp`, which the caller said it knows.
+    public let timeline: AssetTimeline?
+}

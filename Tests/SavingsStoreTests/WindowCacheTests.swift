@@ -1,0 +1,128 @@
+import Foundation
+import SavingsCore
+import Testing
+@testable import SavingsStore
+
+/// Execution-window timelines come back "unchanged since stamp" only when they are: checked
+/// against a fresh reader of the same file after every kind of write and as the clock moves.
+@Suite struct WindowCacheTests {
+    let utc = TimeZone(identifier: "UTC")!
+    let start = Date(timeIntervalSince1970: 1_795_000_000)
+    let assets = ["Bank", "Wallet", "Broker"]
+    func d(_ text: String) -> Decimal { try! Amount.parse(text) }
+
+    /// A caller that holds the readings it was given, as the daemon does, and resolves every
+    /// "unchanged" answer from them.
+    struct Holder {
+        var held: [UUID: (stamp: UInt64, timeline: AssetTimeline)] = [:]
+        var reused = 0
+
+        mutating func read(_ db: SavingsDatabase, start: Date, end: Date) async throws -> [AssetTimeline] {
+            let readings = try await db.timelines(start: start, end: end, known: held.mapValues(\.stamp))
+            var next: [UUID: (stamp: UInt64, timeline: AssetTimeline)] = [:]
+            var result: [AssetTimeline] = []
+            for reading in readings {
+                var timeline = reading.timeline
+                if timeline == nil {
+                    let known = try #require(held[reading.assetID], "unchanged, but never handed out")
+                    #expect(known.stamp == reading.stamp)
+                    timeline = known.timeline
+                    reused += 1
+                }
+                next[reading.assetID] = (reading.stamp, timeline!)
+                result.append(timeline!)
+            }
+            held = next
+            return result
+        }
+    }
+
+    func open(_ path: String) async throws -> SavingsDatabase {
+        let db = try SavingsDatabase.open(path: path)
+        let today = try CalendarDate(parsing: "2026-11-18", field: "t")
+        if try await db.counts()["goals"] == 0 {
+            for name in ["A", "B"] {
+                _ = try await db.createGoal(try NewGoal(name: name, currency: "EUR", targetAmount: "1000", deadline: "2030-01-01",
+                                                        startDate: nil, notes: nil, today: today), now: start)
+            }
+            for name in assets {
+                _ = try await db.createAsset(try NewAsset(name: name, currency: "EUR", kind: "fiat", address: nil, notes: nil), now: start)
+            }
+        }
+        return db
+    }
+
+    /// What a reader with nothing cached sees.
+    func truth(_ path: String, end: Date) async throws -> [AssetTimeline] {
+        let fresh = try SavingsDatabase.open(path: path)
+        defer { try? fresh.close() }
+        return try await fresh.timelines(start: start, end: end).map { try #require($0.timeline) }
+    }
+
+    @Test func aWriteToOneAccountLeavesTheOthersUnread() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("window-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("s.db").path
+        let db = try await open(path)
+        let end = start.addingTimeInterval(3_600)
+        for name in assets {
+            _ = try await db.addTransaction(asset: name, amount: d("10"), date: start.addingTimeInterval(60), note: nil, externalID: nil,
+                                            now: end, timeZone: utc)
+        }
+        var holder = Holder()
+        _ = try await holder.read(db, start: start, end: end)
+        #expect(holder.reused == 0)
+        _ = try await db.addTransaction(asset: "Wallet", amount: d("5"), date: start.addingTimeInterval(120), note: nil, externalID: nil,
+                                        now: end, timeZone: utc)
+        let readings = try await db.timelines(start: start, end: end, known: holder.held.mapValues(\.stamp))
+        #expect(readings.filter { $0.timeline == nil }.count == 2, "Bank and Broker unchanged")
+        #expect(readings.compactMap(\.timeline).map(\.changes.count) == [2], "Wallet read again, with the new deposit")
+    }
+
+    @Test func readingsNeverDifferFromAFreshReader() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("window-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("s.db").path
+        let db = try await open(path)
+        var random = SeededGenerator(state: 2611)
+        var end = start.addingTimeInterval(600)
+        var holder = Holder()
+        var transactions: [String] = []
+        func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
+
+        for step in 0..<160 {
+            // Writes dated before the window, inside it, and ahead of its end (which the clock
+            // later reaches); allocations set now, whatever the balance allows.
+            let kind = random.next() % 7
+            switch kind {
+            case 0, 1:
+                let date = start.addingTimeInterval(Double(Int(random.next() % 3_000)) - 600)
+                let amount = Decimal(Int(random.next() % 200)) - 50
+                let recorded = try await db.addTransaction(asset: pick(assets), amount: amount == 0 ? 1 : amount, date: date, note: nil,
+                                                           externalID: nil, now: end, timeZone: utc)
+                transactions.append(recorded.transaction.id.uuidString)
+            case 2:
+                guard !transactions.isEmpty else { continue }
+                _ = try await db.deleteTransaction(transactions.remove(at: Int(random.next() % UInt64(transactions.count))))
+            case 3:
+                // Refused when the balance does not cover it: a rolled-back write.
+                _ = try? await db.setAllocation(asset: pick(assets), goal: pick(["A", "B"]), amount: Decimal(Int(random.next() % 80)),
+                                                now: end, timeZone: utc)
+            case 4:
+                let rows = (0..<3).map { _ in
+                    "\(Timestamp.format(start.addingTimeInterval(Double(Int(random.next() % 2_400))))),\(random.next() % 90 + 1)\n"
+                }
+                let file = directory.appendingPathComponent("import-\(step).csv")
+                try ("date,amount\n" + rows.joined()).write(to: file, atomically: true, encoding: .utf8)
+                _ = try await db.importTransactions(asset: pick(assets), path: file.path, partial: false, now: end, timeZone: utc)
+            default:
+                end = end.addingTimeInterval(Double(random.next() % 400))
+            }
+            let seen = try await holder.read(db, start: start, end: end)
+            #expect(try await seen == truth(path, end: end), "step \(step), write \(kind)")
+        }
+        #expect(holder.reused > 50, "unchanged readings were reused (\(holder.reused))")
+    }
+}
