@@ -179,6 +179,30 @@ final class FiguresCache: Sendable {
     }
 
     private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: Dashboard], progress: [ProgressKey: Progress])>((nil, [:], [:]))
+    /// The executing month's planned lines, parsed once from its frozen snapshot text.
+    private let planned = Mutex<(text: String, lines: [ExecutionProgress.Line])?>(nil)
+    /// Each goal's last rendered progress line: after a write, only goals whose figures moved
+    /// are rendered again.
+    private let goalLines = Mutex<[UUID: (line: ExecutionProgress.Line, json: JSONValue)]>([:])
+
+    /// nil when the text does not parse.
+    func plannedLines(of text: String, parse: (JSONValue) -> [ExecutionProgress.Line]) -> [ExecutionProgress.Line]? {
+        if let known = planned.withLock({ $0 }), known.text == text { return known.lines }
+        guard let snapshot = try? JSONParser.parse(text) else { return nil }
+        let lines = parse(snapshot)
+        planned.withLock { $0 = (text, lines) }
+        return lines
+    }
+
+    func goalLine(_ line: ExecutionProgress.Line, render: (ExecutionProgress.Line) -> JSONValue) -> JSONValue {
+        if let known = goalLines.withLock({ $0[line.goalID] }), known.line == line { return known.json }
+        let json = render(line)
+        goalLines.withLock { lines in
+            if lines.count >= 100_000 { lines = [:] }  // goals come and go over the years
+            lines[line.goalID] = (line, json)
+        }
+        return json
+    }
 
     func valuation(of snapshot: UInt64) -> Valuation? {
         guard snapshot != 0 else { return nil }

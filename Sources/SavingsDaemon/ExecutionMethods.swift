@@ -6,7 +6,7 @@ import SavingsStore
 /// The live or frozen result of a month's execution: one computation for month.progress,
 /// month.complete (which freezes it), reminders and goal.contribute "plan".
 enum ExecutionProgress {
-    struct Line: Sendable {
+    struct Line: Sendable, Equatable {
         var goalID: UUID
         var goalName: String
         var currency: CurrencyCode
@@ -23,19 +23,24 @@ enum ExecutionProgress {
         })]
     }
 
-    /// Derives the month's figures between `started_at` and `end` at current rates.
-    static func document(_ record: ExecutionRecord, end: Date, status: String, completedAt: Date?, canUndoUntil: Date?,
-                         context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
-        guard let startedAt = record.startedAt, let snapshotText = record.snapshot,
-              let snapshot = try? JSONParser.parse(snapshotText) else {
-            throw DomainError(.invalidState, "\(record.month) has not been started")
-        }
+    /// The tracked goals and their planned amounts, read back from the snapshot; nothing contributed yet.
+    static func plannedLines(_ snapshot: JSONValue) -> [Line] {
         var lines: [Line] = []
         for goal in snapshot["goals"]?.arrayValue ?? [] {
             guard let id = goal["goal_id"]?.stringValue.flatMap(UUID.init(uuidString:)),
                   let currency = goal["currency"]?.stringValue.flatMap({ try? CurrencyCode($0) }),
                   let planned = goal["planned"]?.stringValue.flatMap({ try? Amount.parse($0) }) else { continue }
             lines.append(Line(goalID: id, goalName: goal["goal_name"]?.stringValue ?? "", currency: currency, planned: planned, contributed: 0))
+        }
+        return lines
+    }
+
+    /// Derives the month's figures between `started_at` and `end` at current rates.
+    static func document(_ record: ExecutionRecord, end: Date, status: String, completedAt: Date?, canUndoUntil: Date?,
+                         context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
+        guard let startedAt = record.startedAt, let snapshotText = record.snapshot,
+              var lines = context.figures.plannedLines(of: snapshotText, parse: plannedLines) else {
+            throw DomainError(.invalidState, "\(record.month) has not been started")
         }
         let portfolio = try await context.portfolio()
         let rates = portfolio.rates
@@ -73,7 +78,7 @@ enum ExecutionProgress {
             "started_at": Wire.timestamp(startedAt),
             "completed_at": completedAt.map(Wire.timestamp) ?? .null,
             "can_undo_until": canUndoUntil.map(Wire.timestamp) ?? .null,
-            "goals": .array(lines.map(goal)),
+            "goals": .array(lines.map { context.figures.goalLine($0, render: goal) }),
             "totals": ["currency": .string(display.code), "planned": Wire.money(plannedTotal, display),
                        "contributed": Wire.money(contributedTotal, display),
                        "remaining": Wire.money(max(0, plannedTotal - contributedTotal), display)],
