@@ -56,28 +56,63 @@ public struct DerivedEvent: Sendable, Equatable {
 /// (times the asset's goals), independent of how much history lies before it.
 public enum DerivedContributionCalculator {
     public static func events(for timeline: AssetTimeline) -> [DerivedEvent] {
-        var balance = RunningTotal(timeline.balanceAtStart)
-        var targets = timeline.targetsAtStart
-        var funded = FundingCalculator.split(balance: timeline.balanceAtStart, targets: targets).funded
+        DerivedContributionWalk(timeline).events
+    }
+
+    /// Within one instant, history rows in the order they were written.
+    static func order(_ change: AssetTimeline.Change) -> Date {
+        switch change {
+        case .transaction(let at, _, _): at
+        case .target(_, let createdAt, _, _): createdAt
+        }
+    }
+
+    /// Per-goal sum of the events' asset amounts.
+    public static func totals(_ events: [DerivedEvent]) -> [UUID: Decimal] {
+        events.reduce(into: [:]) { $0[$1.goalID, default: 0] += $1.assetAmount }
+    }
+}
+
+/// A walk over one asset's change points, where it stands: the events so far and what the
+/// next points need (balance, targets, funded amounts). Points that come later than every
+/// point walked continue it exactly as walking the whole sequence again would.
+public struct DerivedContributionWalk: Sendable {
+    public let assetID: UUID
+    public private(set) var events: [DerivedEvent] = []
+    private var balance: RunningTotal
+    private var targets: [UUID: Decimal]
+    private var funded: [UUID: Decimal]
+    private var targetSum: RunningTotal
+    private var covered: Bool
+
+    /// Walks the timeline from its start.
+    public init(_ timeline: AssetTimeline) {
+        assetID = timeline.assetID
+        balance = RunningTotal(timeline.balanceAtStart)
+        targets = timeline.targetsAtStart
+        funded = FundingCalculator.split(balance: timeline.balanceAtStart, targets: targets).funded
         // While every target is covered, a transaction that leaves them covered changes no
         // goal's funded amount: such change points need no split (the common case, and what
         // keeps a busy account's month cheap).
-        var targetSum = RunningTotal(FundingCalculator.positiveSum(targets))
-        var covered = targetSum.isCovered(by: balance)
+        targetSum = RunningTotal(FundingCalculator.positiveSum(targets))
+        covered = targetSum.isCovered(by: balance)
+        walk(timeline.changes)
+    }
+
+    /// Goes on with `changes`, all dated after every point walked so far.
+    public mutating func walk(_ changes: [AssetTimeline.Change]) {
         // Rows written together (a move, an auto-allocated deposit) share a timestamp and form
         // one change point, so a reallocation nets to zero instead of showing two halves.
         // The store reads them in time order: then only the positions are sorted, and only if
         // the target rows interleave with the transactions (no copy of the changes).
-        let changes = timeline.changes
         func precedes(_ a: Int, _ b: Int) -> Bool {
             let first = changes[a], second = changes[b]
             if first.at != second.at { return first.at < second.at }
-            let x = order(first), y = order(second)
+            let x = DerivedContributionCalculator.order(first), y = DerivedContributionCalculator.order(second)
             return x != y ? x < y : a < b
         }
         var sequence = Array(changes.indices)
         if zip(sequence, sequence.dropFirst()).contains(where: { !precedes($0, $1) }) { sequence.sort(by: precedes) }
-        var events: [DerivedEvent] = []
         var index = 0
         while index < sequence.count {
             let at = changes[sequence[index]].at
@@ -111,22 +146,8 @@ public enum DerivedContributionCalculator {
                 ? (transacted.isNegative ? .withdrawal : .deposit)
                 : (deltas.reduce(Decimal(0)) { $0 + $1.1 } == 0 ? .reallocation : .allocation)
             for (goal, delta) in deltas.sorted(by: { $0.0.uuidString < $1.0.uuidString }) {
-                events.append(DerivedEvent(at: at, assetID: timeline.assetID, goalID: goal, assetAmount: delta, kind: kind))
+                events.append(DerivedEvent(at: at, assetID: assetID, goalID: goal, assetAmount: delta, kind: kind))
             }
         }
-        return events
-    }
-
-    /// Within one instant, history rows in the order they were written.
-    private static func order(_ change: AssetTimeline.Change) -> Date {
-        switch change {
-        case .transaction(let at, _, _): at
-        case .target(_, let createdAt, _, _): createdAt
-        }
-    }
-
-    /// Per-goal sum of the events' asset amounts.
-    public static func totals(_ events: [DerivedEvent]) -> [UUID: Decimal] {
-        events.reduce(into: [:]) { $0[$1.goalID, default: 0] += $1.assetAmount }
     }
 }

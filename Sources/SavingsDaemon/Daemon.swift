@@ -104,6 +104,7 @@ public enum Daemon {
                 .init(service: scheduler, serviceName: "month-scheduler"),
                 .init(service: RatesService(refresher: refresher), serviceName: "rates"),
                 .init(service: BackupService(context: context, logger: logger), serviceName: "backups"),
+                .init(service: IdleTrimService(requests: server.requests), serviceName: "idle-trim"),
                 .init(service: server, serviceName: "rpc-server"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -74,27 +74,35 @@ public struct DaemonContext: Sendable {
     }
 
     /// Each asset's derived contribution events in the window (start, end], in the store's
-    /// asset order. An asset the store reports unchanged keeps the events worked out from
-    /// that same reading (by stamp), so after a write only the accounts it touched are walked.
+    /// asset order. An asset the store reports unchanged keeps the walk over that same reading
+    /// (by stamp), and one it reports extended goes on walking from there: after a write only
+    /// the accounts it touched are walked, and after a deposit made now only that deposit.
     func events(start: Date, end: Date) async throws -> [(assetID: UUID, events: [DerivedEvent])] {
-        let known = windowEvents.stamps(start: start)
+        let known = windowEvents.walks(start: start)
         var result: [(assetID: UUID, events: [DerivedEvent])] = []
-        var computed: [UUID: (stamp: UInt64, events: [DerivedEvent])] = [:]
-        for reading in try await database.timelines(start: start, end: end, known: known.mapValues(\.stamp)) {
-            let events: [DerivedEvent]
-            if let timeline = reading.timeline {
-                events = DerivedContributionCalculator.events(for: timeline)
-            } else if let cached = known[reading.assetID], cached.stamp == reading.stamp {
-                events = cached.events
-            } else {
-                // Unreachable: the store answers "unchanged" only for the stamps it was given.
-                throw UnknownReading()
+        var walks: WindowEvents.Walks = [:]
+        for timeline in try await database.timelines(start: start, end: end, known: known.mapValues(\.stamp)) {
+            var walk: DerivedContributionWalk
+            switch timeline.reading {
+            case .full(let whole):
+                walk = DerivedContributionWalk(whole)
+            case .unchanged:
+                walk = try Self.held(known[timeline.assetID], stamp: timeline.stamp)
+            case .extended(let since, let later):
+                walk = try Self.held(known[timeline.assetID], stamp: since)
+                walk.walk(later)
             }
-            computed[reading.assetID] = (reading.stamp, events)
-            result.append((reading.assetID, events))
+            walks[timeline.assetID] = (timeline.stamp, walk)
+            result.append((timeline.assetID, walk.events))
         }
-        windowEvents.keep(start: start, computed)
+        windowEvents.keep(start: start, walks)
         return result
+    }
+
+    private static func held(_ known: (stamp: UInt64, walk: DerivedContributionWalk)?, stamp: UInt64) throws -> DerivedContributionWalk {
+        // Unreachable otherwise: the store builds only on the stamps it was given.
+        guard let known, known.stamp == stamp else { throw UnknownReading() }
+        return known.walk
     }
 
     /// Rates with an `as_of` before this are reported as stale.
@@ -128,19 +136,19 @@ public struct DaemonContext: Sendable {
 /// The store said "unchanged" of a reading the daemon was not holding.
 struct UnknownReading: Error {}
 
-/// The derived events of each asset's latest reading (`SavingsDatabase.timelines` stamp) in
-/// the few windows asked for last. A stamp names one reading of the store, so its events
-/// never go stale; the store says when a reading still holds.
+/// The walk over each asset's latest reading (`SavingsDatabase.timelines` stamp) in the few
+/// windows asked for last. A stamp names one reading of the store, so its walk never goes
+/// stale; the store says when a reading still holds.
 final class WindowEvents: Sendable {
-    typealias Events = [UUID: (stamp: UInt64, events: [DerivedEvent])]
+    typealias Walks = [UUID: (stamp: UInt64, walk: DerivedContributionWalk)]
     static let windowLimit = 4
-    private let state = Mutex<(windows: [Date: Events], recent: [Date])>(([:], []))
+    private let state = Mutex<(windows: [Date: Walks], recent: [Date])>(([:], []))
 
-    func stamps(start: Date) -> Events { state.withLock { $0.windows[start] ?? [:] } }
+    func walks(start: Date) -> Walks { state.withLock { $0.windows[start] ?? [:] } }
 
-    func keep(start: Date, _ events: Events) {
+    func keep(start: Date, _ walks: Walks) {
         state.withLock { state in
-            state.windows[start] = events
+            state.windows[start] = walks
             state.recent.removeAll { $0 == start }
             state.recent.append(start)
             while state.recent.count > Self.windowLimit { state.windows[state.recent.removeFirst()] = nil }

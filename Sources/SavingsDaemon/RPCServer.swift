@@ -72,6 +72,8 @@ struct RPCServer: Service {
     let listener: RPCListener
     let dispatcher: RPCDispatcher
     let openConnections = ConnectionCount()
+    /// Lines answered by the connections' tasks (immediate answers allocate next to nothing).
+    let requests = RequestCounter()
     let liveConfig: LiveConfig
     let notifier: SystemdNotifier
     let events: EventBus
@@ -237,6 +239,7 @@ struct RPCServer: Service {
                             activity.begin()
                             let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context)
                             activity.end()
+                            requests.increment()
                             // Every line forwarded gets one `.response`, even without an answer.
                             try await outbound.write(.response(response.map(Self.line)))
                             // events.subscribe answered: from now on events flow on this connection too.

@@ -7,7 +7,7 @@ private func glibcMallocTrim(_ pad: Int) -> Int32
 private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
 
 public enum MemoryRelease {
-    static func returnFreedMemory() {
+    public static func returnFreedMemory() {
         #if os(Linux)
         _ = glibcMallocTrim(0)
         #endif

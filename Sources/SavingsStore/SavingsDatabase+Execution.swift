@@ -165,9 +165,10 @@ extension SavingsDatabase {
     }
 
     /// Every asset's state at `start` and its change points in (start, end], read with range
-    /// queries; the derived-contribution calculator does the rest. An asset whose timeline the
-    /// caller has (`known`, by stamp) and that no write has touched since comes back without
-    /// it (`WindowCache`); assets with nothing in the window are left out.
+    /// queries; the derived-contribution calculator does the rest. An asset whose reading the
+    /// caller has (`known`, by stamp) and that no write has touched at or before that reading's
+    /// end comes back as that reading, with the points dated after its end if there are any
+    /// (`WindowCache`); assets with nothing in the window are left out.
     public func timelines(start: Date, end: Date, known: [UUID: UInt64] = [:]) async throws -> [WindowTimeline] {
         let version = windows.version
         return try await read { db in
@@ -188,23 +189,46 @@ extension SavingsDatabase {
             let targetChanges = try db.cachedStatement(sql: """
                 SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ? ORDER BY timestamp, created_at
                 """)
-            // Whether anything of an asset is dated between a reading's end and this one's.
-            let datedBetween = try db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM asset_transaction WHERE asset_id = ?1 AND date > ?2 AND date <= ?3)
-                    OR EXISTS (SELECT 1 FROM allocation_history WHERE asset_id = ?1 AND timestamp > ?2 AND timestamp <= ?3)
-                """)
+            // An asset's transactions in a range (a reading's end, this one's], in time order.
+            let between = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ? AND date <= ? ORDER BY date")
+            // Target rows of an asset in (after, to], in time order.
+            func targetRows(_ id: String, after: String) throws -> [AssetTimeline.Change] {
+                try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, after, to]).map { row in
+                    let entry = try row.entry()
+                    return .target(at: entry.timestamp, createdAt: entry.createdAt, goalID: entry.goalID, amount: entry.amount)
+                }
+            }
             let assets = try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY rowid")
             // The snapshot is taken: entries still here are valid for it.
             let previous = windows.entries(start: from)
             var entries: [String: WindowCache.Entry] = [:]
             for id in assets {
                 let assetID = try StoreKey.uuid(id)
-                if var entry = previous[id], entry.empty || known[assetID] == entry.stamp, entry.end <= to,
-                   try entry.end == to || !(Bool.fetchOne(datedBetween, arguments: [id, entry.end, to]) ?? true) {
-                    entry.end = to
-                    entries[id] = entry
-                    if !entry.empty { result.append(WindowTimeline(assetID: assetID, stamp: entry.stamp, timeline: nil)) }
-                    continue
+                if var entry = previous[id], entry.empty || known[assetID] == entry.stamp, entry.end <= to {
+                    // Still true up to its end: the same, or the same plus the points dated since.
+                    var later: [AssetTimeline.Change] = []
+                    if entry.end < to {
+                        let rows = try Row.fetchCursor(between, arguments: [id, entry.end, to])
+                        while let row = try rows.next() {
+                            let date: String = row[0], text: String = row[1]
+                            later.append(.transaction(at: try Timestamp.parse(date, field: "date"), amount: try Amount.parse(text),
+                                                      units: RunningTotal.units(text)))
+                        }
+                        later += try targetRows(id, after: entry.end)
+                    }
+                    if later.isEmpty {
+                        entry.end = to
+                        entries[id] = entry
+                        if !entry.empty { result.append(WindowTimeline(assetID: assetID, stamp: entry.stamp, reading: .unchanged)) }
+                        continue
+                    }
+                    if !entry.empty {
+                        let stamp = windows.nextStamp()
+                        entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: false)
+                        result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .extended(since: entry.stamp, later: later)))
+                        continue
+                    }
+                    // An account with nothing in the window before: read whole (it is small).
                 }
                 var afterStart = RunningTotal(0)
                 var changes: [AssetTimeline.Change] = []
@@ -225,16 +249,13 @@ extension SavingsDatabase {
                     let entry = try row.entry()
                     targets[entry.goalID] = entry.amount
                 }
-                for row in try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, from, to]) {
-                    let entry = try row.entry()
-                    changes.append(.target(at: entry.timestamp, createdAt: entry.createdAt, goalID: entry.goalID, amount: entry.amount))
-                }
+                changes += try targetRows(id, after: from)
                 let empty = balance == 0 && targets.isEmpty && changes.isEmpty
                 let stamp = windows.nextStamp()
                 entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: empty)
                 guard !empty else { continue }
-                result.append(WindowTimeline(assetID: assetID, stamp: stamp, timeline: AssetTimeline(
-                    assetID: assetID, balanceAtStart: balance, targetsAtStart: targets, changes: changes)))
+                result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .full(AssetTimeline(
+                    assetID: assetID, balanceAtStart: balance, targetsAtStart: targets, changes: changes))))
             }
             windows.keep(start: from, entries, version: version)
             return result

@@ -4,14 +4,16 @@ import SavingsCore
 import Synchronization
 
 /// What the store knows about each asset's execution-window timeline it has read: the
-/// reading's stamp and the end it was read up to. An asset whose rows no write has touched
-/// since, and that has nothing dated between that end and the new one, has the same timeline,
-/// so its reader is told "unchanged since stamp" instead of reading it again. After a write to
-/// one account, a month's figures then read that account alone, however busy the others are.
+/// reading's stamp and the end it was read up to. A reading stays true of everything up to
+/// that end until a write changes a row of the asset dated at or before it. Its reader is then
+/// told "unchanged since stamp", or, when rows dated after that end exist (a deposit made
+/// since, a dated transaction whose time has come), "that reading plus these later points".
+/// After a write to one account a month's figures read that account alone, and a deposit made
+/// now reads that deposit alone, however busy the accounts are.
 ///
-/// Never stale: the writer's triggers report every asset whose transactions or allocation
-/// history a statement changes (`touch`, during the write: its entries go at once and none
-/// comes back until the transaction has ended), and every write transaction ends with
+/// Never stale: the writer's triggers report every asset and date of a row that a statement
+/// changes (`touch`, during the write: readings reaching that date go at once and none of the
+/// asset comes back until the transaction has ended), and every write transaction ends with
 /// `invalidate`, on the writer right after its commit or rollback, before the next write. A
 /// reading is kept only if no write ended since before its read transaction began, and an
 /// entry is used only if it was still there after that transaction's snapshot was taken.
@@ -27,8 +29,8 @@ final class WindowCache: Sendable {
     private struct State {
         var version: UInt64 = 0
         var stamps: UInt64 = 0
-        /// Assets the write transaction in progress has touched.
-        var touched: Set<String> = []
+        /// Assets the write transaction in progress has touched, with the earliest date touched.
+        var touched: [String: String] = [:]
         /// Window start (stored timestamp text) → asset id → entry.
         var windows: [String: [String: Entry]] = [:]
         /// Window starts, least recently used first.
@@ -53,31 +55,37 @@ final class WindowCache: Sendable {
     func install(on db: Database) throws {
         try db.execute(sql: "PRAGMA temp_store = MEMORY")
         db.add(transactionObserver: TransactionEnd(cache: self), extent: .databaseLifetime)
-        db.add(function: DatabaseFunction(Self.functionName, argumentCount: 1, pure: false) { [self] values in
-            if let id = String.fromDatabaseValue(values[0]) { touch(id) }
+        db.add(function: DatabaseFunction(Self.functionName, argumentCount: 2, pure: false) { [self] values in
+            if let id = String.fromDatabaseValue(values[0]), let date = String.fromDatabaseValue(values[1]) { touch(id, date: date) }
             return nil
         })
         var sql = ""
-        for table in ["asset_transaction", "allocation_history"] {
+        for (table, date) in [("asset_transaction", "date"), ("allocation_history", "timestamp")] {
+            let touch = { (row: String) in "SELECT \(Self.functionName)(\(row).asset_id, \(row).\(date));" }
             sql += """
-                CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table) BEGIN SELECT \(Self.functionName)(NEW.asset_id); END;
-                CREATE TEMP TRIGGER \(table)_touch_delete AFTER DELETE ON main.\(table) BEGIN SELECT \(Self.functionName)(OLD.asset_id); END;
-                CREATE TEMP TRIGGER \(table)_touch_update AFTER UPDATE ON main.\(table) BEGIN
-                    SELECT \(Self.functionName)(OLD.asset_id); SELECT \(Self.functionName)(NEW.asset_id);
-                END;
+                CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table) BEGIN \(touch("NEW")) END;
+                CREATE TEMP TRIGGER \(table)_touch_delete AFTER DELETE ON main.\(table) BEGIN \(touch("OLD")) END;
+                CREATE TEMP TRIGGER \(table)_touch_update AFTER UPDATE ON main.\(table) BEGIN \(touch("OLD")) \(touch("NEW")) END;
 
                 """
         }
         try db.execute(sql: sql)
     }
 
-    /// An asset's rows change in the write in progress: its readings go at once (a reader
-    /// whose snapshot already holds the change must not find them), and none is kept again
-    /// until the transaction has ended.
-    func touch(_ assetID: String) {
+    /// A row of an asset dated `date` changes in the write in progress: the asset's readings
+    /// that reach that date go at once (a reader whose snapshot already holds the change must
+    /// not find them), and none of the asset is kept again until the transaction has ended.
+    func touch(_ assetID: String, date: String) {
         state.withLock { state in
-            guard state.touched.insert(assetID).inserted else { return }
-            for start in state.windows.keys { state.windows[start]?[assetID] = nil }
+            if let earliest = state.touched[assetID], earliest <= date { return }
+            state.touched[assetID] = date
+            Self.forget(assetID, from: date, in: &state)
+        }
+    }
+
+    private static func forget(_ assetID: String, from date: String, in state: inout State) {
+        for start in state.windows.keys where state.windows[start]?[assetID].map({ $0.end >= date }) == true {
+            state.windows[start]?[assetID] = nil
         }
     }
 
@@ -86,10 +94,8 @@ final class WindowCache: Sendable {
         state.withLock { state in
             state.version &+= 1
             guard !state.touched.isEmpty else { return }
-            for start in state.windows.keys {
-                for id in state.touched { state.windows[start]?[id] = nil }
-            }
-            state.touched = []
+            for (id, date) in state.touched { Self.forget(id, from: date, in: &state) }
+            state.touched = [:]
         }
     }
 
@@ -108,7 +114,7 @@ final class WindowCache: Sendable {
     func keep(start: String, _ entries: [String: Entry], version: UInt64) {
         state.withLock { state in
             guard state.version == version else { return }
-            state.windows[start] = state.touched.isEmpty ? entries : entries.filter { !state.touched.contains($0.key) }
+            state.windows[start] = state.touched.isEmpty ? entries : entries.filter { state.touched[$0.key] == nil }
             state.recent.removeAll { $0 == start }
             state.recent.append(start)
             while state.recent.count > Self.windowLimit { state.windows[state.recent.removeFirst()] = nil }
@@ -128,11 +134,20 @@ private final class TransactionEnd: TransactionObserver {
     func databaseDidRollback(_ db: Database) { cache.invalidate() }
 }
 
-/// One asset's timeline for a window, or word that it is the one the caller already has.
+/// One asset's timeline for a window, or how it follows from a reading the caller has.
 public struct WindowTimeline: Sendable {
+    public enum Reading: Sendable {
+        /// The whole timeline.
+        case full(AssetTimeline)
+        /// The same as the reading `stamp`, which the caller said it has.
+        case unchanged
+        /// The reading `since` (which the caller has) followed by these points, all dated after
+        /// every point of it.
+        case extended(since: UInt64, later: [AssetTimeline.Change])
+    }
+
     public let assetID: UUID
     /// Names this reading: the same stamp always means the same timeline.
     public let stamp: UInt64
-    /// The timeline; nil when it is unchanged since `stamp`, which the caller said it knows.
-    public let timeline: AssetTimeline?
+    public let reading: Reading
 }

@@ -129,6 +129,38 @@ import Testing
             #expect(totals == Self.reference(timeline))
         }
     }
+
+    /// A walk continued with later points gives the events a walk over all of them gives,
+    /// wherever the points are cut (several points may share an instant, never across the cut).
+    @Test func aWalkGoesOnAsIfItHadWalkedEverything() {
+        var random = SeededGenerator(state: 4_577)
+        let goals = [UUID(), UUID(), UUID()]
+        for _ in 0..<300 {
+            var changes: [AssetTimeline.Change] = []
+            for step in 0..<40 {
+                let at = Date(timeIntervalSince1970: 1_800_000_000 + Double(step / 2))
+                if random.next() % 4 == 0 {
+                    changes.append(.target(at: at, createdAt: at.addingTimeInterval(Double(random.next() % 3)),
+                                           goalID: goals[Int(random.next() % 3)], amount: Decimal(Int(random.next() % 60))))
+                } else {
+                    changes.append(.transaction(at: at, amount: Decimal(Int(random.next() % 41)) - 20))
+                }
+            }
+            let timeline = AssetTimeline(assetID: UUID(), balanceAtStart: Decimal(Int(random.next() % 100)),
+                                         targetsAtStart: [goals[0]: 30, goals[1]: Decimal(Int(random.next() % 50))], changes: changes)
+            let cut = Date(timeIntervalSince1970: 1_800_000_000 + Double(random.next() % 21))
+            // As the store reads them: transactions, then target rows, on each side of the cut.
+            func side(_ keep: (Date) -> Bool) -> [AssetTimeline.Change] {
+                changes.filter { if case .transaction = $0 { keep($0.at) } else { false } }
+                    + changes.filter { if case .target = $0 { keep($0.at) } else { false } }
+            }
+            var prefix = timeline
+            prefix.changes = side { $0 <= cut }
+            var walk = DerivedContributionWalk(prefix)
+            walk.walk(side { $0 > cut })
+            #expect(walk.events == DerivedContributionCalculator.events(for: timeline))
+        }
+    }
 }
 
 @Suite struct RunningTotalTests {
