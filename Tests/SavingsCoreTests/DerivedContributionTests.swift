@@ -110,21 +110,28 @@ import Testing
         return totals.filter { $0.value != 0 }
     }
 
+    /// 40 random change points over three goals: one in `targetEvery` retargets, and
+    /// `perInstant` points share each instant (target rows then written up to 2 s apart).
+    static func randomTimeline(_ random: inout SeededGenerator, goals: [UUID], targetEvery: UInt64, perInstant: Int) -> AssetTimeline {
+        var changes: [AssetTimeline.Change] = []
+        for step in 0..<40 {
+            let at = Date(timeIntervalSince1970: 1_800_000_000 + Double(step / perInstant))
+            if random.next() % targetEvery == 0 {
+                let createdAt = perInstant > 1 ? at.addingTimeInterval(Double(random.next() % 3)) : at
+                changes.append(.target(at: at, createdAt: createdAt, goalID: goals[Int(random.next() % 3)], amount: Decimal(Int(random.next() % 60))))
+            } else {
+                changes.append(.transaction(at: at, amount: Decimal(Int(random.next() % 41)) - 20))
+            }
+        }
+        return AssetTimeline(assetID: UUID(), balanceAtStart: Decimal(Int(random.next() % 100)),
+                             targetsAtStart: [goals[0]: 30, goals[1]: Decimal(Int(random.next() % 50))], changes: changes)
+    }
+
     @Test func sameTotalsAsSplittingAtEveryChangePoint() {
         var random = SeededGenerator(state: 42)
         let goals = [UUID(), UUID(), UUID()]
         for _ in 0..<300 {
-            var changes: [AssetTimeline.Change] = []
-            for step in 0..<40 {
-                let at = Date(timeIntervalSince1970: 1_800_000_000 + Double(step))
-                if random.next() % 5 == 0 {
-                    changes.append(.target(at: at, createdAt: at, goalID: goals[Int(random.next() % 3)], amount: Decimal(Int(random.next() % 60))))
-                } else {
-                    changes.append(.transaction(at: at, amount: Decimal(Int(random.next() % 41)) - 20))
-                }
-            }
-            let timeline = AssetTimeline(assetID: UUID(), balanceAtStart: Decimal(Int(random.next() % 100)),
-                                         targetsAtStart: [goals[0]: 30, goals[1]: Decimal(Int(random.next() % 50))], changes: changes)
+            let timeline = Self.randomTimeline(&random, goals: goals, targetEvery: 5, perInstant: 1)
             let totals = DerivedContributionCalculator.totals(DerivedContributionCalculator.events(for: timeline)).filter { $0.value != 0 }
             #expect(totals == Self.reference(timeline))
         }
@@ -136,18 +143,8 @@ import Testing
         var random = SeededGenerator(state: 4_577)
         let goals = [UUID(), UUID(), UUID()]
         for _ in 0..<300 {
-            var changes: [AssetTimeline.Change] = []
-            for step in 0..<40 {
-                let at = Date(timeIntervalSince1970: 1_800_000_000 + Double(step / 2))
-                if random.next() % 4 == 0 {
-                    changes.append(.target(at: at, createdAt: at.addingTimeInterval(Double(random.next() % 3)),
-                                           goalID: goals[Int(random.next() % 3)], amount: Decimal(Int(random.next() % 60))))
-                } else {
-                    changes.append(.transaction(at: at, amount: Decimal(Int(random.next() % 41)) - 20))
-                }
-            }
-            let timeline = AssetTimeline(assetID: UUID(), balanceAtStart: Decimal(Int(random.next() % 100)),
-                                         targetsAtStart: [goals[0]: 30, goals[1]: Decimal(Int(random.next() % 50))], changes: changes)
+            let timeline = Self.randomTimeline(&random, goals: goals, targetEvery: 4, perInstant: 2)
+            let changes = timeline.changes
             let cut = Date(timeIntervalSince1970: 1_800_000_000 + Double(random.next() % 21))
             // As the store reads them: transactions, then target rows, on each side of the cut.
             func side(_ keep: (Date) -> Bool) -> [AssetTimeline.Change] {

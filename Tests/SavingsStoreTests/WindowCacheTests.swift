@@ -79,12 +79,20 @@ import Testing
         }
     }
 
-    @Test func aWriteToOneAccountLeavesTheOthersUnread() async throws {
+    /// A database file in a fresh directory, removed afterwards.
+    func withDatabase(_ body: (SavingsDatabase, _ directory: URL, _ path: String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("window-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("s.db").path
-        let db = try await open(path)
+        try await body(try await open(path), directory, path)
+    }
+
+    @Test func aWriteToOneAccountLeavesTheOthersUnread() async throws {
+        try await withDatabase { db, _, _ in try await aWriteToOneAccountLeavesTheOthersUnread(db) }
+    }
+
+    func aWriteToOneAccountLeavesTheOthersUnread(_ db: SavingsDatabase) async throws {
         let end = start.addingTimeInterval(3_600)
         for name in assets {
             _ = try await db.addTransaction(asset: name, amount: d("10"), date: start.addingTimeInterval(60), note: nil, externalID: nil,
@@ -108,11 +116,10 @@ import Testing
     }
 
     @Test func readingsNeverDifferFromAFreshReader() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("window-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("s.db").path
-        let db = try await open(path)
+        try await withDatabase { db, directory, path in try await readingsNeverDifferFromAFreshReader(db, directory: directory, path: path) }
+    }
+
+    func readingsNeverDifferFromAFreshReader(_ db: SavingsDatabase, directory: URL, path: String) async throws {
         var random = SeededGenerator(state: 2611)
         var end = start.addingTimeInterval(600)
         var holder = Holder()
