@@ -2,7 +2,8 @@ import SavingsStore
 import ServiceLifecycle
 import Synchronization
 
-/// Requests answered so far, and a way to wait for the next one without polling.
+/// Requests answered so far, and a way to wait for the next one without polling (for one
+/// waiter, the trimmer; once its wait is cancelled, waits return at once).
 final class RequestCounter: Sendable {
     private let state = Mutex<(count: UInt64, waiter: CheckedContinuation<Void, Never>?, cancelled: Bool)>((0, nil, false))
 

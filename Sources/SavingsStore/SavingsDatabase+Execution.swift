@@ -191,6 +191,11 @@ extension SavingsDatabase {
                 """)
             // An asset's transactions in a range (a reading's end, this one's], in time order.
             let between = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ? AND date <= ? ORDER BY date")
+            // A transaction row (date, amount) read once: its instant's text, amount and units.
+            func transaction(_ row: Row) throws -> (date: String, amount: Decimal, units: Int128?) {
+                let date: String = row[0], text: String = row[1]
+                return (date, try Amount.parse(text), RunningTotal.units(text))
+            }
             // Target rows of an asset in (after, to], in time order.
             func targetRows(_ id: String, after: String) throws -> [AssetTimeline.Change] {
                 try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, after, to]).map { row in
@@ -206,17 +211,16 @@ extension SavingsDatabase {
                 let assetID = try StoreKey.uuid(id)
                 if var entry = previous[id], entry.empty || known[assetID] == entry.stamp, entry.end <= to {
                     // Still true up to its end: the same, or the same plus the points dated since.
-                    var later: [AssetTimeline.Change] = []
+                    var since: [AssetTimeline.Change] = []
                     if entry.end < to {
                         let rows = try Row.fetchCursor(between, arguments: [id, entry.end, to])
                         while let row = try rows.next() {
-                            let date: String = row[0], text: String = row[1]
-                            later.append(.transaction(at: try Timestamp.parse(date, field: "date"), amount: try Amount.parse(text),
-                                                      units: RunningTotal.units(text)))
+                            let point = try transaction(row)
+                            since.append(.transaction(at: try Timestamp.parse(point.date, field: "date"), amount: point.amount, units: point.units))
                         }
-                        later += try targetRows(id, after: entry.end)
+                        since += try targetRows(id, after: entry.end)
                     }
-                    if later.isEmpty {
+                    if since.isEmpty {
                         entry.end = to
                         entries[id] = entry
                         if !entry.empty { result.append(WindowTimeline(assetID: assetID, stamp: entry.stamp, reading: .unchanged)) }
@@ -225,7 +229,7 @@ extension SavingsDatabase {
                     if !entry.empty {
                         let stamp = windows.nextStamp()
                         entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: false)
-                        result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .extended(since: entry.stamp, later: later)))
+                        result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .extended(since: entry.stamp, later: since)))
                         continue
                     }
                     // An account with nothing in the window before: read whole (it is small).
@@ -234,10 +238,11 @@ extension SavingsDatabase {
                 var changes: [AssetTimeline.Change] = []
                 let rows = try Row.fetchCursor(later, arguments: [id, from])
                 while let row = try rows.next() {
-                    let date: String = row[0], text: String = row[1]
-                    let amount = try Amount.parse(text), units = RunningTotal.units(text)
-                    afterStart.add(amount, units: units)
-                    if date <= to { changes.append(.transaction(at: try Timestamp.parse(date, field: "date"), amount: amount, units: units)) }
+                    let point = try transaction(row)
+                    afterStart.add(point.amount, units: point.units)
+                    if point.date <= to {
+                        changes.append(.transaction(at: try Timestamp.parse(point.date, field: "date"), amount: point.amount, units: point.units))
+                    }
                 }
                 let total = try String.fetchOne(balances, arguments: [id]).map { try Amount.parse($0) } ?? 0
                 let balance = total - afterStart.value
