@@ -77,11 +77,12 @@ public struct DaemonContext: Sendable {
     /// asset order. An asset the store reports unchanged keeps the walk over that same reading
     /// (by stamp), and one it reports extended goes on walking from there: after a write only
     /// the accounts it touched are walked, and after a deposit made now only that deposit.
-    func events(start: Date, end: Date) async throws -> [(assetID: UUID, events: [DerivedEvent])] {
-        let known = windowEvents.walks(start: start)
+    /// With `remember` false nothing is kept for this window (past months looked at once).
+    func events(start: Date, end: Date, remember: Bool = true) async throws -> [(assetID: UUID, events: [DerivedEvent])] {
+        let known = remember ? windowEvents.walks(start: start) : [:]
         var result: [(assetID: UUID, events: [DerivedEvent])] = []
         var walks: WindowEvents.Walks = [:]
-        for timeline in try await database.timelines(start: start, end: end, known: known.mapValues(\.stamp)) {
+        for timeline in try await database.timelines(start: start, end: end, known: known.mapValues(\.stamp), remember: remember) {
             var walk: DerivedContributionWalk
             switch timeline.reading {
             case .full(let whole):
@@ -95,7 +96,7 @@ public struct DaemonContext: Sendable {
             walks[timeline.assetID] = (timeline.stamp, walk)
             result.append((timeline.assetID, walk.events))
         }
-        windowEvents.keep(start: start, walks)
+        if remember { windowEvents.keep(start: start, walks) }
         return result
     }
 

@@ -279,7 +279,7 @@ enum ExecutionMethods {
                 if let importMonth = legacy.importMonth, !legacy.byMonth.isEmpty, month < importMonth {
                     contributed = legacy.byMonth[month] ?? 0
                 } else {
-                    for (assetID, events) in try await context.events(start: start, end: end) {
+                    for (assetID, events) in try await context.events(start: start, end: end, remember: false) {
                         guard let asset = assets[assetID],
                               let conversion = valuation.portfolio.rates.conversion(from: asset.currency, to: goal.currency) else { continue }
                         let total = DerivedContributionCalculator.totals(events)[goal.id] ?? 0

@@ -168,8 +168,9 @@ extension SavingsDatabase {
     /// queries; the derived-contribution calculator does the rest. An asset whose reading the
     /// caller has (`known`, by stamp) and that no write has touched at or before that reading's
     /// end comes back as that reading, with the points dated after its end if there are any
-    /// (`WindowCache`); assets with nothing in the window are left out.
-    public func timelines(start: Date, end: Date, known: [UUID: UInt64] = [:]) async throws -> [WindowTimeline] {
+    /// (`WindowCache`); assets with nothing in the window are left out. With `remember` false
+    /// the readings are not kept (a look at past months need not push out the live one).
+    public func timelines(start: Date, end: Date, known: [UUID: UInt64] = [:], remember: Bool = true) async throws -> [WindowTimeline] {
         let version = windows.version
         return try await read { db in
             let from = Timestamp.format(start), to = Timestamp.format(end)
@@ -262,7 +263,7 @@ extension SavingsDatabase {
                 result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .full(AssetTimeline(
                     assetID: assetID, balanceAtStart: balance, targetsAtStart: targets, changes: changes))))
             }
-            windows.keep(start: from, entries, version: version)
+            if remember { windows.keep(start: from, entries, version: version) }
             return result
         }
     }

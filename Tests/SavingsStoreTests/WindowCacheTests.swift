@@ -115,6 +115,25 @@ import Testing
         #expect(next.compactMap { if case .extended(_, let points) = $0.reading { points.count } else { nil } } == [1])
     }
 
+    /// A look at a past window that is not remembered leaves the cache as it was.
+    @Test func aReadingNotRememberedIsNotKept() async throws {
+        try await withDatabase { db, _, _ in
+            let end = start.addingTimeInterval(3_600)
+            _ = try await db.addTransaction(asset: "Bank", amount: d("10"), date: start.addingTimeInterval(60), note: nil, externalID: nil,
+                                            now: end, timeZone: utc)
+            func full(_ readings: [WindowTimeline]) -> Int {
+                readings.filter { if case .full = $0.reading { true } else { false } }.count
+            }
+            let once = try await db.timelines(start: start, end: end, remember: false)
+            #expect(full(once) == 1)
+            let known = Dictionary(uniqueKeysWithValues: once.map { ($0.assetID, $0.stamp) })
+            let again = try await db.timelines(start: start, end: end, known: known)
+            #expect(full(again) == 1, "nothing was kept, so it is read whole")
+            let kept = Dictionary(uniqueKeysWithValues: again.map { ($0.assetID, $0.stamp) })
+            #expect(full(try await db.timelines(start: start, end: end, known: kept)) == 0)
+        }
+    }
+
     @Test func readingsNeverDifferFromAFreshReader() async throws {
         try await withDatabase { db, directory, path in try await readingsNeverDifferFromAFreshReader(db, directory: directory, path: path) }
     }
