@@ -72,7 +72,7 @@ import Testing
 
         let first = try daemon.call("month.progress")
         #expect(try daemon.call("month.progress") == first, "an unchanged snapshot gives the same answer")
-        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "40"])
+        let forty = try daemon.call("tx.add", ["asset": "Bank", "amount": "40"])
         let written = try daemon.call("month.progress")
         #expect(contributed(first) == "0.00")
         #expect(contributed(written) == "40.00", "a write is seen at once: \(written)")
@@ -86,5 +86,13 @@ import Testing
         #expect(contributed(try daemon.call("month.progress")) == "40.00")
         while Date() < soon.addingTimeInterval(0.05) { usleep(50_000) }
         #expect(contributed(try daemon.call("month.progress")) == "42.00", "a change point reached is seen")
+
+        // Backdated to just after the month started, before the points already walked, then a
+        // deposit deleted: the account's month is walked anew, never taken from what was kept.
+        let started = try #require(iso.date(from: first["started_at"]?.stringValue ?? ""))
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "5", "date": .string(iso.string(from: started.addingTimeInterval(0.001)))])
+        #expect(contributed(try daemon.call("month.progress")) == "47.00", "a backdated deposit is seen")
+        _ = try daemon.call("tx.delete", ["transaction": try #require(forty["id"])])
+        #expect(contributed(try daemon.call("month.progress")) == "7.00", "a deleted deposit is gone")
     }
 }
