@@ -207,6 +207,7 @@ extension SavingsDatabase {
             let assets = try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY rowid")
             // The snapshot is taken: entries still here are valid for it.
             let previous = windows.entries(start: from)
+            windows.afterSnapshot.withLock { $0 }?()
             var entries: [String: WindowCache.Entry] = [:]
             for id in assets {
                 let assetID = try StoreKey.uuid(id)

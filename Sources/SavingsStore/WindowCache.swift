@@ -42,6 +42,10 @@ final class WindowCache: Sendable {
 
     private let state = Mutex(State())
 
+    /// Tests only: runs inside a reading once its snapshot is taken, before anything is kept
+    /// (to commit a write in between).
+    let afterSnapshot = Mutex<(@Sendable () -> Void)?>(nil)
+
     /// The name of the SQL function the writer's triggers call.
     static let functionName = "savingsd_touch_asset"
 

@@ -1,5 +1,6 @@
 import Foundation
 import SavingsCore
+import Synchronization
 import Testing
 @testable import SavingsStore
 
@@ -180,5 +181,39 @@ import Testing
         }
         #expect(holder.reused > 50, "unchanged readings were reused (\(holder.reused))")
         #expect(holder.extended > 10, "readings went on with later points (\(holder.extended))")
+    }
+
+    /// A reading whose snapshot was taken before a write committed is answered from that
+    /// snapshot but not kept: the next reading sees the write.
+    @Test func aReadingThatOverlapsACommitIsNotKept() async throws {
+        try await withDatabase { db, _, path in
+            let end = start.addingTimeInterval(3_600), later = end.addingTimeInterval(60)
+            _ = try await db.addTransaction(asset: "Bank", amount: d("10"), date: start.addingTimeInterval(60), note: nil, externalID: nil,
+                                            now: end, timeZone: utc)
+            var holder = Holder()
+            _ = try await holder.read(db, start: start, end: end)
+            let paused = Mutex(false)
+            let resume = DispatchSemaphore(value: 0)
+            db.windows.afterSnapshot.withLock { hook in
+                hook = {
+                    paused.withLock { $0 = true }
+                    resume.wait()
+                }
+            }
+            let reader = Task { [holder, start] in
+                var holder = holder
+                _ = try await holder.read(db, start: start, end: later)
+                return holder
+            }
+            while !paused.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+            db.windows.afterSnapshot.withLock { $0 = nil }
+            // Backdated before the reading's end, committed while the reading holds its snapshot.
+            _ = try await db.addTransaction(asset: "Bank", amount: d("5"), date: start.addingTimeInterval(30), note: nil, externalID: nil,
+                                            now: later, timeZone: utc)
+            resume.signal()
+            var afterwards = try await reader.value
+            let seen = try await afterwards.read(db, start: start, end: later)
+            #expect(Self.same(seen, try await truth(path, end: later)), "the backdated deposit is seen")
+        }
     }
 }
