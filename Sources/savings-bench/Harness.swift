@@ -176,14 +176,16 @@ final class DaemonUnderTest {
         process.waitUntilExit()
     }
 
-    /// Resident and peak resident memory in bytes, from /proc.
-    var memory: (rss: Int, peak: Int) {
+    /// Resident and peak resident memory in bytes, from /proc; the resident part split into
+    /// anonymous memory (the daemon's own data) and file-backed pages (mapped code and data
+    /// of the binary and its libraries).
+    var memory: (rss: Int, peak: Int, anonymous: Int, fileBacked: Int) {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
         func field(_ name: String) -> Int {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
             return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
         }
-        return (field("VmRSS"), field("VmHWM"))
+        return (field("VmRSS"), field("VmHWM"), field("RssAnon"), field("RssFile"))
     }
 
     func client() throws -> RPCClient { try RPCClient(socketPath: socket) }
