@@ -47,6 +47,7 @@ final class RequestCounter: Sendable {
 struct IdleTrimService: Service {
     let requests: RequestCounter
     var quiet: Duration = .seconds(1)
+    var trim: @Sendable () -> Void = MemoryRelease.returnFreedMemory
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -66,7 +67,7 @@ struct IdleTrimService: Service {
                     seen = now
                 }
                 guard !Task.isCancelled else { return }
-                MemoryRelease.returnFreedMemory()
+                trim()
                 trimmedAt = seen
             }
         }

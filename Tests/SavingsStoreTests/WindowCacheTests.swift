@@ -90,30 +90,28 @@ import Testing
     }
 
     @Test func aWriteToOneAccountLeavesTheOthersUnread() async throws {
-        try await withDatabase { db, _, _ in try await aWriteToOneAccountLeavesTheOthersUnread(db) }
-    }
-
-    func aWriteToOneAccountLeavesTheOthersUnread(_ db: SavingsDatabase) async throws {
-        let end = start.addingTimeInterval(3_600)
-        for name in assets {
-            _ = try await db.addTransaction(asset: name, amount: d("10"), date: start.addingTimeInterval(60), note: nil, externalID: nil,
+        try await withDatabase { db, _, _ in
+            let end = start.addingTimeInterval(3_600)
+            for name in assets {
+                _ = try await db.addTransaction(asset: name, amount: d("10"), date: start.addingTimeInterval(60), note: nil, externalID: nil,
+                                                now: end, timeZone: utc)
+            }
+            var holder = Holder()
+            _ = try await holder.read(db, start: start, end: end)
+            #expect(holder.reused == 0)
+            _ = try await db.addTransaction(asset: "Wallet", amount: d("5"), date: start.addingTimeInterval(120), note: nil, externalID: nil,
                                             now: end, timeZone: utc)
+            let readings = try await db.timelines(start: start, end: end, known: holder.held.mapValues(\.stamp))
+            #expect(readings.filter { if case .unchanged = $0.reading { true } else { false } }.count == 2, "Bank and Broker unchanged")
+            // Backdated into the window: Wallet read whole again.
+            #expect(readings.compactMap { if case .full(let timeline) = $0.reading { timeline.changes.count } else { nil } } == [2])
+            _ = try await holder.read(db, start: start, end: end)
+            // Made now, after every point read: Wallet's reading goes on with that deposit alone.
+            let later = end.addingTimeInterval(60)
+            _ = try await db.addTransaction(asset: "Bank", amount: d("7"), date: later, note: nil, externalID: nil, now: later, timeZone: utc)
+            let next = try await db.timelines(start: start, end: later, known: holder.held.mapValues(\.stamp))
+            #expect(next.compactMap { if case .extended(_, let points) = $0.reading { points.count } else { nil } } == [1])
         }
-        var holder = Holder()
-        _ = try await holder.read(db, start: start, end: end)
-        #expect(holder.reused == 0)
-        _ = try await db.addTransaction(asset: "Wallet", amount: d("5"), date: start.addingTimeInterval(120), note: nil, externalID: nil,
-                                        now: end, timeZone: utc)
-        let readings = try await db.timelines(start: start, end: end, known: holder.held.mapValues(\.stamp))
-        #expect(readings.filter { if case .unchanged = $0.reading { true } else { false } }.count == 2, "Bank and Broker unchanged")
-        // Backdated into the window: Wallet read whole again.
-        #expect(readings.compactMap { if case .full(let timeline) = $0.reading { timeline.changes.count } else { nil } } == [2])
-        _ = try await holder.read(db, start: start, end: end)
-        // Made now, after every point read: Wallet's reading goes on with that deposit alone.
-        let later = end.addingTimeInterval(60)
-        _ = try await db.addTransaction(asset: "Bank", amount: d("7"), date: later, note: nil, externalID: nil, now: later, timeZone: utc)
-        let next = try await db.timelines(start: start, end: later, known: holder.held.mapValues(\.stamp))
-        #expect(next.compactMap { if case .extended(_, let points) = $0.reading { points.count } else { nil } } == [1])
     }
 
     /// A look at a past window that is not remembered leaves the cache as it was.
@@ -136,51 +134,49 @@ import Testing
     }
 
     @Test func readingsNeverDifferFromAFreshReader() async throws {
-        try await withDatabase { db, directory, path in try await readingsNeverDifferFromAFreshReader(db, directory: directory, path: path) }
-    }
+        try await withDatabase { db, directory, path in
+            var random = SeededGenerator(state: 2611)
+            var end = start.addingTimeInterval(600)
+            var holder = Holder()
+            var transactions: [String] = []
+            func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
 
-    func readingsNeverDifferFromAFreshReader(_ db: SavingsDatabase, directory: URL, path: String) async throws {
-        var random = SeededGenerator(state: 2611)
-        var end = start.addingTimeInterval(600)
-        var holder = Holder()
-        var transactions: [String] = []
-        func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
-
-        for step in 0..<160 {
-            // Writes dated before the window, inside it, and ahead of its end (which the clock
-            // later reaches); allocations set now, whatever the balance allows.
-            let kind = random.next() % 7
-            switch kind {
-            case 0, 1:
-                // Half of them made now or a little ahead (the common case), half anywhere.
-                let date = random.next() % 2 == 0 ? end.addingTimeInterval(Double(random.next() % 300))
-                    : start.addingTimeInterval(Double(Int(random.next() % 3_000)) - 600)
-                let amount = Decimal(Int(random.next() % 200)) - 50
-                let recorded = try await db.addTransaction(asset: pick(assets), amount: amount == 0 ? 1 : amount, date: date, note: nil,
-                                                           externalID: nil, now: end, timeZone: utc)
-                transactions.append(recorded.transaction.id.uuidString)
-            case 2:
-                guard !transactions.isEmpty else { continue }
-                _ = try await db.deleteTransaction(transactions.remove(at: Int(random.next() % UInt64(transactions.count))))
-            case 3:
-                // Refused when the balance does not cover it: a rolled-back write.
-                _ = try? await db.setAllocation(asset: pick(assets), goal: pick(["A", "B"]), amount: Decimal(Int(random.next() % 80)),
-                                                now: end, timeZone: utc)
-            case 4:
-                let rows = (0..<3).map { _ in
-                    "\(Timestamp.format(start.addingTimeInterval(Double(Int(random.next() % 2_400))))),\(random.next() % 90 + 1)\n"
+            for step in 0..<160 {
+                // Writes dated before the window, inside it, and ahead of its end (which the clock
+                // later reaches); allocations set now, whatever the balance allows.
+                let kind = random.next() % 7
+                switch kind {
+                case 0, 1:
+                    // Half of them made now or a little ahead (the common case), half anywhere.
+                    let date = random.next() % 2 == 0 ? end.addingTimeInterval(Double(random.next() % 300))
+                        : start.addingTimeInterval(Double(Int(random.next() % 3_000)) - 600)
+                    let amount = Decimal(Int(random.next() % 200)) - 50
+                    let recorded = try await db.addTransaction(asset: pick(assets), amount: amount == 0 ? 1 : amount, date: date, note: nil,
+                                                               externalID: nil, now: end, timeZone: utc)
+                    transactions.append(recorded.transaction.id.uuidString)
+                case 2:
+                    guard !transactions.isEmpty else { continue }
+                    _ = try await db.deleteTransaction(transactions.remove(at: Int(random.next() % UInt64(transactions.count))))
+                case 3:
+                    // Refused when the balance does not cover it: a rolled-back write.
+                    _ = try? await db.setAllocation(asset: pick(assets), goal: pick(["A", "B"]), amount: Decimal(Int(random.next() % 80)),
+                                                    now: end, timeZone: utc)
+                case 4:
+                    let rows = (0..<3).map { _ in
+                        "\(Timestamp.format(start.addingTimeInterval(Double(Int(random.next() % 2_400))))),\(random.next() % 90 + 1)\n"
+                    }
+                    let file = directory.appendingPathComponent("import-\(step).csv")
+                    try ("date,amount\n" + rows.joined()).write(to: file, atomically: true, encoding: .utf8)
+                    _ = try await db.importTransactions(asset: pick(assets), path: file.path, partial: false, now: end, timeZone: utc)
+                default:
+                    end = end.addingTimeInterval(Double(random.next() % 400))
                 }
-                let file = directory.appendingPathComponent("import-\(step).csv")
-                try ("date,amount\n" + rows.joined()).write(to: file, atomically: true, encoding: .utf8)
-                _ = try await db.importTransactions(asset: pick(assets), path: file.path, partial: false, now: end, timeZone: utc)
-            default:
-                end = end.addingTimeInterval(Double(random.next() % 400))
+                let seen = try await holder.read(db, start: start, end: end)
+                #expect(try await Self.same(seen, truth(path, end: end)), "step \(step), write \(kind)")
             }
-            let seen = try await holder.read(db, start: start, end: end)
-            #expect(try await Self.same(seen, truth(path, end: end)), "step \(step), write \(kind)")
+            #expect(holder.reused > 50, "unchanged readings were reused (\(holder.reused))")
+            #expect(holder.extended > 10, "readings went on with later points (\(holder.extended))")
         }
-        #expect(holder.reused > 50, "unchanged readings were reused (\(holder.reused))")
-        #expect(holder.extended > 10, "readings went on with later points (\(holder.extended))")
     }
 
     /// A reading whose snapshot was taken before a write committed is answered from that
