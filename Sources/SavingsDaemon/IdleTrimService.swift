@@ -44,16 +44,21 @@ final class RequestCounter: Sendable {
 /// quiet for a moment: glibc keeps freed heap pages in its arenas otherwise, so a daemon that
 /// recomputed a large month an hour ago would still hold that memory. Sleeps while nothing
 /// happens (no timer runs on an idle daemon).
+///
+/// Start-up counts as the first burst: the first time the daemon is quiet after it, the
+/// trimmer also unmaps the code that only start-up ran (`afterStartUp`).
 struct IdleTrimService: Service {
     let requests: RequestCounter
     var quiet: Duration = .seconds(1)
     var trim: @Sendable () -> Void = MemoryRelease.returnFreedMemory
+    var afterStartUp: @Sendable () -> Void = { MemoryRelease.releaseStartUpCode() }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             var trimmedAt = requests.value
+            var startingUp = true
             while !Task.isCancelled {
-                await requests.next(after: trimmedAt)
+                if !startingUp { await requests.next(after: trimmedAt) }
                 // Activity: wait for a quiet period with no request in it.
                 var seen = requests.value
                 while !Task.isCancelled {
@@ -68,6 +73,8 @@ struct IdleTrimService: Service {
                 }
                 guard !Task.isCancelled else { return }
                 trim()
+                if startingUp { afterStartUp() }
+                startingUp = false
                 trimmedAt = seen
             }
         }

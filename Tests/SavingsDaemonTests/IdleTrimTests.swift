@@ -30,24 +30,30 @@ import Testing
         await cancelledFirst.value
     }
 
-    /// No trim while nothing happens; one trim once a burst of requests has gone quiet, not
-    /// during it; the service stops when its task is cancelled.
+    /// Start-up counts as a burst: one trim and one release of the start-up code once it has
+    /// gone quiet; then no trim while nothing happens; one trim once a burst of requests has
+    /// gone quiet, not during it, and no second release; the service stops when its task is
+    /// cancelled.
     @Test func oneTrimAfterABurstHasGoneQuiet() async throws {
         let counter = RequestCounter()
-        let trims = Mutex(0)
-        let service = IdleTrimService(requests: counter, quiet: .milliseconds(200), trim: { trims.withLock { $0 += 1 } })
+        let trims = Mutex(0), releases = Mutex(0)
+        let service = IdleTrimService(requests: counter, quiet: .milliseconds(200),
+                                      trim: { trims.withLock { $0 += 1 } }, afterStartUp: { releases.withLock { $0 += 1 } })
         let running = Task { try await service.run() }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(trims.withLock { $0 } == 0, "idle from the start: nothing to give back")
+        for _ in 0..<300 where releases.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(trims.withLock { $0 } == 1 && releases.withLock { $0 } == 1, "start-up has gone quiet")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(trims.withLock { $0 } == 1, "idle since: nothing more to give back")
         // A burst three times as long as the quiet period, never quiet for that long.
         for _ in 0..<30 {
             counter.increment()
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(trims.withLock { $0 } == 0, "not while requests keep coming")
-        for _ in 0..<300 where trims.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(trims.withLock { $0 } == 1, "not while requests keep coming")
+        for _ in 0..<300 where trims.withLock({ $0 }) == 1 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(500))
-        #expect(trims.withLock { $0 } == 1, "once after the burst, then asleep")
+        #expect(trims.withLock { $0 } == 2, "once after the burst, then asleep")
+        #expect(releases.withLock { $0 } == 1, "start-up code is released once")
         running.cancel()
         try await running.value
     }
