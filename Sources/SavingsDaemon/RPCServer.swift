@@ -40,15 +40,19 @@ final class ConnectionActivity: Sendable {
 }
 
 /// Closes a connection that sent nothing for the idle timeout while idle, or whose peer stopped
-/// reading (its output could not be written for `writeStall`), so no client holds the daemon's
-/// memory or a connection slot forever.
-final class IdleCloser: ChannelInboundHandler, Sendable {
+/// reading (its output stayed unwritable for `stall`), so no client holds the daemon's memory or
+/// a connection slot forever. The stall is timed from the moment the output stops being
+/// writable: nothing is done per answer.
+final class IdleCloser: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     let activity: ConnectionActivity
     let logger: Logger
+    let stall: TimeAmount
+    private var stallCheck: Scheduled<Void>?
 
-    init(activity: ConnectionActivity, logger: Logger) {
+    init(activity: ConnectionActivity, stall: TimeAmount, logger: Logger) {
         self.activity = activity
+        self.stall = stall
         self.logger = logger
     }
 
@@ -57,12 +61,32 @@ final class IdleCloser: ChannelInboundHandler, Sendable {
         case .read? where activity.isIdle:
             logger.debug("closing an idle connection")
             context.close(promise: nil)
-        case .write? where !context.channel.isWritable:
-            logger.notice("closing a connection whose client stopped reading its answers")
-            context.close(promise: nil)
         default:
             context.fireUserInboundEventTriggered(event)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stallCheck?.cancel()
+            stallCheck = nil
+        } else if stallCheck == nil {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            stallCheck = context.eventLoop.scheduleTask(in: stall) {
+                let (handler, context) = loopBound.value
+                handler.stallCheck = nil
+                guard !context.channel.isWritable else { return }
+                handler.logger.notice("closing a connection whose client stopped reading its answers")
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stallCheck?.cancel()
+        stallCheck = nil
+        context.fireChannelInactive()
     }
 }
 
@@ -114,9 +138,9 @@ struct RPCServer: Service {
                     let config = liveConfig.current
                     let activity = ConnectionActivity()
                     try channel.pipeline.syncOperations.addHandler(
-                        IdleStateHandler(readTimeout: .seconds(Int64(config.access.idleTimeout)),
-                                         writeTimeout: min(Self.writeStall, .seconds(Int64(config.access.idleTimeout)))))
-                    try channel.pipeline.syncOperations.addHandler(IdleCloser(activity: activity, logger: logger))
+                        IdleStateHandler(readTimeout: .seconds(Int64(config.access.idleTimeout))))
+                    try channel.pipeline.syncOperations.addHandler(
+                        IdleCloser(activity: activity, stall: min(Self.writeStall, .seconds(Int64(config.access.idleTimeout))), logger: logger))
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: config.maxLineBytes))
                     // Accepted before the methods exist (the first moments of start-up): the

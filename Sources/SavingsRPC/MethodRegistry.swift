@@ -58,7 +58,11 @@ public struct MethodRegistry: Sendable {
     /// Names of the methods with an immediate handler.
     public var immediateNames: [String] { entries.values.filter { $0.immediate != nil }.map(\.spec.name).sorted() }
 
-    func immediateHandler(_ name: String) -> ImmediateHandler? { entries[name]?.immediate }
+    /// The declaration and immediate handler of a method that has one, in one lookup.
+    func immediate(_ name: String) -> (spec: MethodSpec, handler: ImmediateHandler)? {
+        guard let entry = entries[name], let handler = entry.immediate else { return nil }
+        return (entry.spec, handler)
+    }
 
     public var specs: [MethodSpec] { entries.values.map(\.spec).sorted { $0.name < $1.name } }
 
@@ -69,8 +73,8 @@ public struct MethodRegistry: Sendable {
     /// Validates `params` against the method's declaration: unknown names, missing required
     /// parameters and wrong types are -32602 naming the parameter.
     public func validate(_ params: [String: JSONValue], for spec: MethodSpec) throws -> Params {
-        let declared = Dictionary(uniqueKeysWithValues: spec.params.map { ($0.name, $0) })
-        for name in params.keys.sorted() where declared[name] == nil {
+        // A method declares a handful of parameters: a scan beats building a dictionary.
+        for name in params.keys.sorted() where !spec.params.contains(where: { $0.name == name }) {
             let known = spec.params.map(\.name).joined(separator: ", ")
             throw RPCError.invalidParams(
                 "unknown parameter \(name) for \(spec.name)" + (known.isEmpty ? " (it takes none)" : " (known: \(known))"),

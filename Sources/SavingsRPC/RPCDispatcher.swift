@@ -30,7 +30,7 @@ public struct RPCDispatcher: Sendable {
         guard !immediateNeedles.isEmpty, line.count <= Self.immediateLineLimit, line.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "{"),
               immediateNeedles.contains(where: { Self.contains(line, $0) }),
               let value = try? JSONParser.parse(line), case .success(let request) = RPCRequest.decode(value),
-              let id = request.id, let handler = registry.immediateHandler(request.method), let spec = registry.spec(request.method)
+              let id = request.id, let (spec, handler) = registry.immediate(request.method)
         else { return nil }
         let response: JSONValue
         do {

@@ -224,3 +224,39 @@ func which(_ name: String) -> String? {
     }
     return nil
 }
+
+@_silgen_name("sched_getaffinity")
+private func schedGetAffinity(_ thread: pid_t, _ size: Int, _ mask: UnsafeMutableRawPointer) -> Int32
+@_silgen_name("sched_setaffinity")
+private func schedSetAffinity(_ thread: pid_t, _ size: Int, _ mask: UnsafeRawPointer) -> Int32
+
+/// Which CPUs a thread may run on. A round trip between two processes costs very different
+/// amounts depending on whether the kernel wakes the other side on the same CPU (a switch) or
+/// on another one (an interrupt to wake that CPU); the scheduler picks either, so latency is
+/// measured with both placements fixed, for the baseline and the daemon alike.
+enum Placement {
+    /// glibc's `cpu_set_t`: 1024 CPUs.
+    private static let setBytes = 128
+
+    /// The CPUs this process may use, in order.
+    static var allowedCPUs: [Int] {
+        var set = [UInt8](repeating: 0, count: setBytes)
+        guard set.withUnsafeMutableBytes({ schedGetAffinity(0, setBytes, $0.baseAddress!) }) == 0 else { return [] }
+        return (0..<(setBytes * 8)).filter { set[$0 / 8] & (1 << UInt8($0 % 8)) != 0 }
+    }
+
+    /// Restricts one thread (0: the calling one) to `cpus`.
+    static func pin(thread: pid_t, to cpus: [Int]) throws {
+        var set = [UInt8](repeating: 0, count: setBytes)
+        for cpu in cpus { set[cpu / 8] |= 1 << UInt8(cpu % 8) }
+        guard set.withUnsafeBytes({ schedSetAffinity(thread, setBytes, $0.baseAddress!) }) == 0 else {
+            throw BenchError("sched_setaffinity(\(thread)): errno \(errno)")
+        }
+    }
+
+    /// Restricts every thread of a process (threads it starts later inherit the setting).
+    static func pin(process: pid_t, to cpus: [Int]) throws {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []
+        for task in tasks.compactMap({ pid_t($0) }) { try pin(thread: task, to: cpus) }
+    }
+}

@@ -219,25 +219,51 @@ let pings = smoke ? 300 : 20_000
 // Baseline and daemon take turns, several rounds each, so a passing disturbance of the machine
 // weighs on both alike.
 let rounds = smoke ? 1 : 5
-var echoSamples = Samples(), pingSamples = Samples()
-var echoRates: [Double] = [], pingRates: [Double] = []
 let echoSocket = try LineSocket(path: work + "/echo.sock"), pingSocket = try LineSocket(path: daemon.socket)
+let cpus = Placement.allowedCPUs
+/// Sequential round trips of the baseline and the daemon, both servers restricted to
+/// `serverCPUs` and this thread to `clientCPUs` (all allowed CPUs: the scheduler's choice).
+@MainActor func sequentialRoundTrips(server serverCPUs: [Int], client clientCPUs: [Int]) throws -> (echo: Samples, ping: Samples) {
+    try Placement.pin(process: echo.processIdentifier, to: serverCPUs)
+    try Placement.pin(process: daemon.process.processIdentifier, to: serverCPUs)
+    try Placement.pin(thread: 0, to: clientCPUs)
+    defer {
+        try? Placement.pin(process: echo.processIdentifier, to: cpus)
+        try? Placement.pin(process: daemon.process.processIdentifier, to: cpus)
+        try? Placement.pin(thread: 0, to: cpus)
+    }
+    var echoSamples = Samples(), pingSamples = Samples()
+    for _ in 0..<rounds {
+        echoSamples.values += try measure(echoSocket, ping, runs: pings / rounds, warmup: 100).values
+        pingSamples.values += try measure(pingSocket, ping, runs: pings / rounds, warmup: 100).values
+    }
+    return (echoSamples, pingSamples)
+}
+var placements: [(name: String, server: [Int], client: [Int])] = [("client and server on one CPU", [cpus[0]], [cpus[0]])]
+if cpus.count > 1 { placements.append(("client and server on different CPUs", [cpus[1]], [cpus[0]])) }
+placements.append(("placed by the scheduler", cpus, cpus))
+var sequentialEcho = Samples(), sequentialPing = Samples()
+for placement in placements {
+    let (echoSamples, pingSamples) = try sequentialRoundTrips(server: placement.server, client: placement.client)
+    let pinned = placement.server != cpus
+    figures.append(Figure(name: "`daemon.ping`, one connection, sequential, \(placement.name) (p50)",
+                          median: ms(pingSamples.median), p99: ms(pingSamples.p99),
+                          baseline: "line echo (C): " + ms(echoSamples.median) + ", p99 " + ms(echoSamples.p99),
+                          ratio: ratio(pingSamples.median / echoSamples.median), target: pinned ? "≤ 1.5×" : "—",
+                          met: pinned ? pingSamples.median / echoSamples.median <= 1.5 : nil))
+    if !pinned { (sequentialEcho, sequentialPing) = (echoSamples, pingSamples) }
+}
+let sequentialRate = Double(pings) / sequentialPing.values.reduce(0, +)
+let echoSequentialRate = Double(pings) / sequentialEcho.values.reduce(0, +)
+figures.append(Figure(name: "`daemon.ping`, one connection, sequential, placed by the scheduler (req/s)", median: rate(sequentialRate), p99: "—",
+                      baseline: "line echo: " + rate(echoSequentialRate), ratio: ratio(sequentialRate / echoSequentialRate),
+                      target: "—", met: nil))
 let each = smoke ? 50 : 2_000
+var echoRates: [Double] = [], pingRates: [Double] = []
 for _ in 0..<rounds {
-    echoSamples.values += try measure(echoSocket, ping, runs: pings / rounds, warmup: 100).values
-    pingSamples.values += try measure(pingSocket, ping, runs: pings / rounds, warmup: 100).values
     echoRates.append(try throughput(path: work + "/echo.sock", ping, connections: 16, each: each))
     pingRates.append(try throughput(path: daemon.socket, ping, connections: 16, each: each))
 }
-figures.append(Figure(name: "`daemon.ping`, one connection, sequential (p50)", median: ms(pingSamples.median), p99: ms(pingSamples.p99),
-                      baseline: "line echo (C): " + ms(echoSamples.median) + ", p99 " + ms(echoSamples.p99),
-                      ratio: ratio(pingSamples.median / echoSamples.median), target: "≤ 1.5×",
-                      met: pingSamples.median / echoSamples.median <= 1.5))
-let sequentialRate = Double(pings) / pingSamples.values.reduce(0, +)
-let echoSequentialRate = Double(pings) / echoSamples.values.reduce(0, +)
-figures.append(Figure(name: "`daemon.ping`, one connection, sequential (req/s)", median: rate(sequentialRate), p99: "—",
-                      baseline: "line echo: " + rate(echoSequentialRate), ratio: ratio(sequentialRate / echoSequentialRate),
-                      target: "—", met: nil))
 let echoParallel = echoRates.sorted()[echoRates.count / 2]
 let pingParallel = pingRates.sorted()[pingRates.count / 2]
 figures.append(Figure(name: "`daemon.ping`, 16 connections (req/s, median of \(rounds) rounds)", median: rate(pingParallel), p99: "—",

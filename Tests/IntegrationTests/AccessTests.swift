@@ -119,4 +119,30 @@ func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int
             .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
         #expect(rss < 200_000, "RSS \(rss) kB stays bounded")
     }
+
+    /// A subscriber is never closed as idle; one that stops reading is closed once its answers
+    /// have stayed unwritable for the stall time (here the idle timeout, 2 s, the smaller).
+    @Test func aSubscriberThatStopsReadingIsClosedAsStalled() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_IDLE_TIMEOUT": "2"])
+        let stalled = try daemon.raw()
+        try stalled.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"events.subscribe"}"#)
+        _ = try stalled.readLine()
+        stalled.setSendTimeout(milliseconds: 500)
+        let request = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#
+        var sent = 0
+        let started = Date(), deadline = started.addingTimeInterval(20)
+        while Date() < deadline {
+            do {
+                try stalled.sendLine(request)
+                sent += 1
+            } catch {
+                if error.message.contains("temporarily unavailable") { continue }
+                break
+            }
+        }
+        #expect(Date() < deadline, "the daemon closed the connection (after \(sent) unread requests)")
+        #expect(Date().timeIntervalSince(started) >= 1.5, "not before the stall time")
+        #expect(daemon.log.contains("closing a connection whose client stopped reading its answers"))
+        #expect(try daemon.call("daemon.ping")["pong"] == true)
+    }
 }
