@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "SavingsCore", swiftSettings: strict),
         .target(
             name: "SavingsStore",
-            dependencies: ["SavingsCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SavingsCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .target(name: "SavingsRPC", dependencies: ["SavingsCore"], swiftSettings: strict),

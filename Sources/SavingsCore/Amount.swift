@@ -102,16 +102,22 @@ public enum Amount {
     static func plainFastPath(_ text: String) -> Decimal? {
         var text = text
         return text.withUTF8 { bytes -> Decimal? in
-            guard bytes.first != UInt8(ascii: "+"), let plain = PlainDecimal(bytes, maxDigits: 19),
-                  plain.decimals <= maxFractionDigits else { return nil }
-            var significand = UInt64(plain.digits)
-            var exponent = plain.decimals
-            while exponent > 0, significand % 10 == 0 {
-                significand /= 10
-                exponent -= 1
-            }
-            return Decimal(sign: plain.negative && significand != 0 ? .minus : .plus, exponent: -exponent, significand: Decimal(significand))
+            guard bytes.first != UInt8(ascii: "+"), let plain = PlainDecimal(bytes, maxDigits: 19) else { return nil }
+            return decimal(plain)
         }
+    }
+
+    /// The Decimal of a plain decimal of at most 19 digits and 18 decimals (nil otherwise),
+    /// trailing zeros of the fraction dropped.
+    static func decimal(_ plain: PlainDecimal) -> Decimal? {
+        guard plain.decimals <= maxFractionDigits, plain.digits >= 0, plain.digits < 10_000_000_000_000_000_000 else { return nil }
+        var significand = UInt64(plain.digits)
+        var exponent = plain.decimals
+        while exponent > 0, significand % 10 == 0 {
+            significand /= 10
+            exponent -= 1
+        }
+        return Decimal(sign: plain.negative && significand != 0 ? .minus : .plus, exponent: -exponent, significand: Decimal(significand))
     }
 
     /// Number of fractional digits the value carries once trailing zeros are ignored.

@@ -22,7 +22,11 @@ public struct RunningTotal: Sendable, Equatable {
     }
 
     static func units(bytes: UnsafeBufferPointer<UInt8>) -> Int128? {
-        guard let plain = PlainDecimal(bytes, maxDigits: 38), plain.decimals <= Amount.maxFractionDigits else { return nil }
+        PlainDecimal(bytes, maxDigits: 38).flatMap(units)
+    }
+
+    static func units(_ plain: PlainDecimal) -> Int128? {
+        guard plain.decimals <= Amount.maxFractionDigits else { return nil }
         let (scaled, overflow) = plain.digits.multipliedReportingOverflow(by: PlainDecimal.powersOfTen[Amount.maxFractionDigits - plain.decimals])
         guard !overflow else { return nil }
         return plain.negative ? -scaled : scaled

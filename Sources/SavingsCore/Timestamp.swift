@@ -49,7 +49,7 @@ public enum Timestamp {
 
     /// Parses an ISO 8601 instant with or without fractional seconds.
     public static func parse(_ text: String, field: String) throws -> Date {
-        if let millis = canonicalMilliseconds(text) { return Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
+        if let millis = canonicalMilliseconds(text) { return date(milliseconds: millis) }
         if let date = try? withFraction.parse(text) { return truncatedToMilliseconds(date) }
         if let date = try? withoutFraction.parse(text) { return date }
         throw DomainError.invalidField(field, "'\(text)' is not an ISO 8601 timestamp (e.g. 2026-11-22T10:00:00Z)")
@@ -59,30 +59,41 @@ public enum Timestamp {
     /// row is read this way); nil for anything else, which Foundation's parser then decides.
     static func canonicalMilliseconds(_ text: String) -> Int64? {
         var text = text
-        return text.withUTF8 { bytes -> Int64? in
-            guard bytes.count == 24, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
-                  bytes[19] == 0x2E, bytes[23] == 0x5A else { return nil }
-            func number(_ from: Int, _ count: Int) -> Int? {
-                var value = 0
-                for index in from..<(from + count) {
-                    let digit = Int(bytes[index]) - 48
-                    guard (0...9).contains(digit) else { return nil }
-                    value = value * 10 + digit
-                }
-                return value
-            }
-            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-                  let minute = number(14, 2), let second = number(17, 2), let fraction = number(20, 3),
-                  (1583...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
-            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-            let monthDays = month == 2 ? (leap ? 29 : 28) : daysInMonth[month - 1]
-            guard (1...monthDays).contains(day) else { return nil }
-            let days = daysFromCivil(year: year, month: month, day: day)
-            return days * 86_400_000 + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + fraction)
-        }
+        return text.withUTF8 { canonicalMilliseconds(bytes: $0) }
     }
 
-    private static let daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    /// `canonicalMilliseconds` of the text's UTF-8 bytes (as a database column hands them over).
+    static func canonicalMilliseconds(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count == 24, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
+              bytes[19] == 0x2E, bytes[23] == 0x5A else { return nil }
+        // Every digit position at once: a byte that is not a digit sets bit 7 of its value - 48
+        // or makes it exceed 9.
+        var valid = true
+        @inline(__always) func digit(_ index: Int) -> Int {
+            let value = bytes[index] &- 48
+            valid = valid && value <= 9
+            return Int(value)
+        }
+        let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3)
+        let month = digit(5) * 10 + digit(6), day = digit(8) * 10 + digit(9)
+        let hour = digit(11) * 10 + digit(12), minute = digit(14) * 10 + digit(15), second = digit(17) * 10 + digit(18)
+        let fraction = digit(20) * 100 + digit(21) * 10 + digit(22)
+        guard valid, year >= 1583, (1...12).contains(month), hour < 24, minute < 60, second < 60, day >= 1 else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays = switch month {
+        case 2: leap ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+        guard day <= monthDays else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        return days * 86_400_000 + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + fraction)
+    }
+
+    /// The instant `millis` milliseconds after 1970-01-01T00:00:00Z (as `parse` makes it).
+    public static func date(milliseconds millis: Int64) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(millis) / 1000)
+    }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
     static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {

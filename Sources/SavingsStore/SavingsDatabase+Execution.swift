@@ -174,6 +174,7 @@ extension SavingsDatabase {
         let version = windows.version
         return try await read { db in
             let from = Timestamp.format(start), to = Timestamp.format(end)
+            let endMilliseconds = Timestamp.milliseconds(end)
             var result: [WindowTimeline] = []
             // The statements run once per asset or per pair: prepared once, not once per use
             // (compiling them was most of the cost with many goals).
@@ -192,11 +193,6 @@ extension SavingsDatabase {
                 """)
             // An asset's transactions in a range (a reading's end, this one's], in time order.
             let between = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ? AND date <= ? ORDER BY date")
-            // A transaction row (date, amount) read once: its instant's text, amount and units.
-            func transaction(_ row: Row) throws -> (date: String, amount: Decimal, units: Int128?) {
-                let date: String = row[0], text: String = row[1]
-                return (date, try Amount.parse(text), RunningTotal.units(text))
-            }
             // Target rows of an asset in (after, to], in time order.
             func targetRows(_ id: String, after: String) throws -> [AssetTimeline.Change] {
                 try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, after, to]).map { row in
@@ -217,8 +213,8 @@ extension SavingsDatabase {
                     if entry.end < to {
                         let rows = try Row.fetchCursor(between, arguments: [id, entry.end, to])
                         while let row = try rows.next() {
-                            let point = try transaction(row)
-                            since.append(.transaction(at: try Timestamp.parse(point.date, field: "date"), amount: point.amount, units: point.units))
+                            let point = try StoredTransaction(row: row, of: between)
+                            since.append(.transaction(at: point.date, amount: point.amount, units: point.units))
                         }
                         since += try targetRows(id, after: entry.end)
                     }
@@ -240,10 +236,10 @@ extension SavingsDatabase {
                 var changes: [AssetTimeline.Change] = []
                 let rows = try Row.fetchCursor(later, arguments: [id, from])
                 while let row = try rows.next() {
-                    let point = try transaction(row)
+                    let point = try StoredTransaction(row: row, of: later)
                     afterStart.add(point.amount, units: point.units)
-                    if point.date <= to {
-                        changes.append(.transaction(at: try Timestamp.parse(point.date, field: "date"), amount: point.amount, units: point.units))
+                    if point.milliseconds <= endMilliseconds {
+                        changes.append(.transaction(at: point.date, amount: point.amount, units: point.units))
                     }
                 }
                 let total = try String.fetchOne(balances, arguments: [id]).map { try Amount.parse($0) } ?? 0

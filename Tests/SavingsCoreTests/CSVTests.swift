@@ -95,7 +95,9 @@ import Testing
             #expect(Timestamp.truncatedToMilliseconds(try foundation.parse(text)) == Date(timeIntervalSince1970: TimeInterval(fast) / 1000), "\(text)")
         }
         for text in ["2026-02-29T00:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T10:00:00Z",
-                     "2026-11-22T10:00:00.000+01:00", "1500-01-01T00:00:00.000Z", "2026-11-2xT10:00:00.000Z"] {
+                     "2026-11-22T10:00:00.000+01:00", "1500-01-01T00:00:00.000Z", "2026-11-2xT10:00:00.000Z",
+                     "2026-11-22T10:0/:00.000Z", "2026-11-22T10:00:0:.000Z", "2026-00-10T00:00:00.000Z", "2026-04-31T00:00:00.000Z",
+                     "2026-11-00T00:00:00.000Z", "2026-11-22T10:00:60.000Z", "2026-11-22T10:00:00.00 Z"] {
             #expect(Timestamp.canonicalMilliseconds(text) == nil, "\(text)")
         }
         #expect(Timestamp.canonicalMilliseconds("2024-02-29T23:59:59.999Z") == 1_709_251_199_999)
