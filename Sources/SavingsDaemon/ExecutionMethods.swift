@@ -49,12 +49,20 @@ enum ExecutionProgress {
         var events: [JSONValue] = []
         var used: [String: Conversion] = [:]
         var missing = Set<String>()
+        // One lookup per currency pair: a month has thousands of events and a handful of pairs.
+        var conversions: [Pair: Conversion?] = [:]
+        func conversion(from: CurrencyCode, to: CurrencyCode) -> Conversion? {
+            if let known = conversions[Pair(from: from, to: to)] { return known }
+            let found = rates.conversion(from: from, to: to)
+            conversions[Pair(from: from, to: to)] = found
+            return found
+        }
         for (assetID, assetEvents) in try await context.events(start: startedAt, end: end) {
             guard let asset = assets[assetID] else { continue }
             for event in assetEvents {
                 guard let index = tracked[event.goalID] else { continue }
                 let currency = lines[index].currency
-                let conversion = rates.conversion(from: asset.currency, to: currency)
+                let conversion = conversion(from: asset.currency, to: currency)
                 if let conversion {
                     lines[index].contributed += event.assetAmount * conversion.rate
                     if !conversion.path.isEmpty { used["\(asset.currency)/\(currency)"] = conversion }
@@ -107,6 +115,11 @@ enum ExecutionProgress {
                                           canUndoUntil: record.canUndoUntil, context: context)
         context.figures.keep(key, computed, at: now)
         return computed
+    }
+
+    private struct Pair: Hashable {
+        var from: CurrencyCode
+        var to: CurrencyCode
     }
 
     /// The month's planned and contributed sums in `currency`, and the pairs without a rate.

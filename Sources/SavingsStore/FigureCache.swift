@@ -18,6 +18,39 @@ final class FigureCache: Sendable {
     private let state = Mutex<(version: UInt64, entry: Entry?)>((0, nil))
     private let snapshots = Mutex<UInt64>(0)
 
+    /// A load under way. Right after a write, the goal check and the client's next request
+    /// both want the new snapshot: they share one load instead of each reading everything.
+    /// A load is forgotten once it ends, so a failed one is not handed out again.
+    private struct Load {
+        var id: UInt64
+        var version: UInt64
+        var pivot: CurrencyCode
+        var at: Date
+        var task: Task<(portfolio: Portfolio, validUntil: Date?), any Error>
+    }
+
+    private let loading = Mutex<(loads: UInt64, current: Load?)>((0, nil))
+
+    /// The load under way for `version` and `pivot` started at or before `now`, or a new one
+    /// from `start`; its result is for the caller to judge (`validUntil`).
+    func sharedLoad(version: UInt64, now: Date, pivot: CurrencyCode,
+                    start: @escaping @Sendable () async throws -> (portfolio: Portfolio, validUntil: Date?))
+        -> (at: Date, task: Task<(portfolio: Portfolio, validUntil: Date?), any Error>) {
+        loading.withLock { loading in
+            if let current = loading.current, current.version == version, current.pivot == pivot, current.at <= now {
+                return (current.at, current.task)
+            }
+            loading.loads += 1
+            let id = loading.loads
+            let task = Task { [self] in
+                defer { self.loading.withLock { if $0.current?.id == id { $0.current = nil } } }
+                return try await start()
+            }
+            loading.current = Load(id: id, version: version, pivot: pivot, at: now, task: task)
+            return (now, task)
+        }
+    }
+
     /// A number for a freshly loaded snapshot, never handed out before.
     func nextSnapshot() -> UInt64 { snapshots.withLock { $0 += 1; return $0 } }
 

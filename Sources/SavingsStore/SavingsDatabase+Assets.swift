@@ -89,10 +89,17 @@ extension SavingsDatabase {
     public func portfolio(now: Date, pivot: CurrencyCode) async throws -> Portfolio {
         if let cached = figures.lookup(now: now, pivot: pivot) { return cached }
         let version = figures.version
-        var (portfolio, validUntil) = try await loadPortfolio(now: now, pivot: pivot)
-        portfolio.snapshot = figures.nextSnapshot()
-        figures.store(portfolio, version: version, now: now, pivot: pivot, validUntil: validUntil)
-        return portfolio
+        let keep = { @Sendable [self] (at: Date) async throws -> (portfolio: Portfolio, validUntil: Date?) in
+            var (portfolio, validUntil) = try await loadPortfolio(now: at, pivot: pivot)
+            portfolio.snapshot = figures.nextSnapshot()
+            figures.store(portfolio, version: version, now: at, pivot: pivot, validUntil: validUntil)
+            return (portfolio, validUntil)
+        }
+        let (at, load) = figures.sharedLoad(version: version, now: now, pivot: pivot) { try await keep(now) }
+        let shared = try await load.value
+        // A load started earlier holds until its next dated transaction; past that, read again.
+        if at < now, let validUntil = shared.validUntil, now >= validUntil { return try await keep(now).portfolio }
+        return shared.portfolio
     }
 
     private func loadPortfolio(now: Date, pivot: CurrencyCode) async throws -> (Portfolio, Date?) {

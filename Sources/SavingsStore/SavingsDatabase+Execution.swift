@@ -211,9 +211,7 @@ extension SavingsDatabase {
                     // Still true up to its end: the same, or the same plus the points dated since.
                     var since: [AssetTimeline.Change] = []
                     if entry.end < to {
-                        let rows = try Row.fetchCursor(between, arguments: [id, entry.end, to])
-                        while let row = try rows.next() {
-                            let point = try StoredTransaction(row: row, of: between)
+                        try between.forEachStoredTransaction(arguments: [id, entry.end, to]) { point in
                             since.append(.transaction(at: point.date, amount: point.amount, units: point.units))
                         }
                         since += try targetRows(id, after: entry.end)
@@ -234,9 +232,7 @@ extension SavingsDatabase {
                 }
                 var afterStart = RunningTotal(0)
                 var changes: [AssetTimeline.Change] = []
-                let rows = try Row.fetchCursor(later, arguments: [id, from])
-                while let row = try rows.next() {
-                    let point = try StoredTransaction(row: row, of: later)
+                try later.forEachStoredTransaction(arguments: [id, from]) { point in
                     afterStart.add(point.amount, units: point.units)
                     if point.milliseconds <= endMilliseconds {
                         changes.append(.transaction(at: point.date, amount: point.amount, units: point.units))

@@ -2,16 +2,18 @@ import GRDB
 import GRDBSQLite
 import SavingsCore
 
-extension StoredTransaction {
-    /// The row `statement` is on, whose first two columns are a transaction's `date` and
-    /// `amount`: read from SQLite's own bytes of them, or from Strings when they are not in
-    /// the stored form.
-    init(row: Row, of statement: Statement) throws {
-        let raw = statement.sqliteStatement
-        if let point = StoredTransaction(date: Self.text(raw, 0), amount: Self.text(raw, 1)) {
-            self = point
-        } else {
-            try self.init(date: row[0] as String, amount: row[1] as String)
+extension Statement {
+    /// Runs this statement, whose first two columns are a transaction's `date` and `amount`,
+    /// and hands each row's values to `body`, read from SQLite's own bytes of them (from
+    /// Strings when they are not in the stored form). A busy account's month is read this way.
+    func forEachStoredTransaction(arguments: StatementArguments, _ body: (StoredTransaction) throws -> Void) throws {
+        let raw = sqliteStatement
+        try Row.fetchCursor(self, arguments: arguments).forEach { row in
+            if let point = StoredTransaction(date: Self.text(raw, 0), amount: Self.text(raw, 1)) {
+                try body(point)
+            } else {
+                try body(StoredTransaction(date: row[0] as String, amount: row[1] as String))
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SavingsCore
+import Synchronization
 import Testing
 @testable import SavingsStore
 
@@ -56,4 +57,57 @@ import Testing
         }
         #expect(try await balance(db, at: start) == 101)
     }
+
+    /// Callers at once after a write share one load (one snapshot number); a caller whose
+    /// clock is past the shared load's next dated transaction reads on its own.
+    @Test func concurrentCallersShareOneLoad() async throws {
+        let db = try await setUp()
+        _ = try await db.addTransaction(asset: "Wallet", amount: 1, date: start, note: nil, externalID: nil, now: start, timeZone: utc)
+        let snapshots = try await withThrowingTaskGroup(of: UInt64.self) { group in
+            for _ in 0..<8 { group.addTask { try await db.portfolio(now: start, pivot: usd).snapshot } }
+            return try await group.reduce(into: Set<UInt64>()) { $0.insert($1) }
+        }
+        #expect(snapshots.count == 1, "one load for all of them")
+        #expect(try await balance(db, at: start) == 2)
+    }
+
+    func emptyPortfolio() -> Portfolio {
+        Portfolio(goals: [], assets: [], balances: [:], allocations: [], rates: RateTable(rates: [], pivot: usd))
+    }
+
+    /// The load handed out is the one under way for the same version and pivot, begun no later
+    /// than the caller's clock; another version, pivot or an earlier clock starts a new one, and
+    /// a failed load is not handed out again.
+    @Test func aLoadIsSharedOnlyWhereItHolds() async throws {
+        let cache = FigureCache()
+        let starts = Counter()
+        let released = Mutex(false)
+        let slow = { @Sendable () async throws -> (portfolio: Portfolio, validUntil: Date?) in
+            starts.increment()
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+            return (self.emptyPortfolio(), nil)
+        }
+        let first = cache.sharedLoad(version: 0, now: start, pivot: usd, start: slow)
+        let same = cache.sharedLoad(version: 0, now: start.addingTimeInterval(5), pivot: usd, start: slow)
+        #expect(first.at == start && same.at == start)
+        let earlier = cache.sharedLoad(version: 0, now: start.addingTimeInterval(-5), pivot: usd, start: slow)
+        #expect(earlier.at == start.addingTimeInterval(-5), "not a load begun after the caller's clock")
+        let other = cache.sharedLoad(version: 1, now: start.addingTimeInterval(10), pivot: usd, start: slow)
+        let euro = cache.sharedLoad(version: 1, now: start.addingTimeInterval(10), pivot: try CurrencyCode("EUR"), start: slow)
+        released.withLock { $0 = true }
+        for load in [first, same, earlier, other, euro] { _ = try await load.task.value }
+        #expect(starts.value == 4, "the first load served the second caller")
+
+        struct Failed: Error {}
+        let failing = cache.sharedLoad(version: 2, now: start, pivot: usd) { throw Failed() }
+        await #expect(throws: Failed.self) { try await failing.task.value }
+        let again = cache.sharedLoad(version: 2, now: start, pivot: usd) { (self.emptyPortfolio(), nil) }
+        _ = try await again.task.value
+    }
+}
+
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
