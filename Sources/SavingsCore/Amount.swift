@@ -122,21 +122,31 @@ public enum Amount {
 
     /// Number of fractional digits the value carries once trailing zeros are ignored.
     public static func fractionDigits(of value: Decimal) -> Int {
-        let text = plainText(value)
-        guard let dot = text.firstIndex(of: ".") else { return 0 }
-        return text[text.index(after: dot)...].count
+        fractionDigits(ofPlain: plainText(value))
+    }
+
+    static func fractionDigits(ofPlain text: String) -> Int {
+        guard let dot = text.utf8.firstIndex(of: UInt8(ascii: ".")) else { return 0 }
+        return text.utf8.distance(from: text.utf8.index(after: dot), to: text.utf8.endIndex)
     }
 
     /// Rounds half-even to `scale` places and prints exactly `scale` fractional digits.
     public static func format(_ value: Decimal, scale: Int) -> String {
+        // A value with no more than `scale` decimals is its own rounding: printed as it is.
+        guard value.exponent < -scale else { return padded(plainText(value), scale: scale) }
         var input = value
         var rounded = Decimal()
         NSDecimalRound(&rounded, &input, scale, .bankers)
-        var text = plainText(rounded)
+        return padded(plainText(rounded), scale: scale)
+    }
+
+    /// Plain text with exactly `scale` fractional digits, given one with at most that many.
+    static func padded(_ plain: String, scale: Int) -> String {
+        var text = plain
         if text == "-0" { text = "0" }
         guard scale > 0 else { return text }
-        if let dot = text.firstIndex(of: ".") {
-            let have = text.distance(from: text.index(after: dot), to: text.endIndex)
+        if let dot = text.utf8.firstIndex(of: UInt8(ascii: ".")) {
+            let have = text.utf8.distance(from: text.utf8.index(after: dot), to: text.utf8.endIndex)
             return text + String(repeating: "0", count: max(0, scale - have))
         }
         return text + "." + String(repeating: "0", count: scale)

@@ -30,7 +30,10 @@ public struct Asset: Sendable, Equatable, Identifiable {
 
     /// Asset amounts print with at least the currency's minor units and never lose a digit.
     public func format(_ amount: Decimal) -> String {
-        Amount.format(amount, scale: max(currency.minorUnits, min(Amount.fractionDigits(of: amount), Amount.maxFractionDigits)))
+        let plain = Amount.plainText(amount), digits = Amount.fractionDigits(ofPlain: plain)
+        // Every digit fits: the text itself, padded (printing it again would give the same).
+        guard digits > Amount.maxFractionDigits else { return Amount.padded(plain, scale: max(currency.minorUnits, digits)) }
+        return Amount.format(amount, scale: max(currency.minorUnits, Amount.maxFractionDigits))
     }
 
     public static func kind(_ text: String) throws -> Kind {

@@ -17,7 +17,24 @@ public enum Timestamp {
         let (year, month, day) = civil(fromDays: days)
         guard (1583...9999).contains(year) else { return foundationFormat(millis) }
         let hour = Int(inDay / 3_600_000), minute = Int(inDay / 60_000 % 60), second = Int(inDay / 1000 % 60), fraction = Int(inDay % 1000)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(fraction, 3))Z"
+        return String(unsafeUninitializedCapacity: 24) { text in
+            func put(_ value: Int, _ width: Int, at start: Int) {
+                var value = value
+                for index in stride(from: start + width - 1, through: start, by: -1) {
+                    text[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            put(month, 2, at: 5)
+            put(day, 2, at: 8)
+            put(hour, 2, at: 11)
+            put(minute, 2, at: 14)
+            put(second, 2, at: 17)
+            put(fraction, 3, at: 20)
+            (text[4], text[7], text[10], text[13], text[16], text[19], text[23]) = (0x2D, 0x2D, 0x54, 0x3A, 0x3A, 0x2E, 0x5A)  // - - T : : . Z
+            return 24
+        }
     }
 
     /// Before the Gregorian reform (and beyond four-digit years) Foundation's calendar rules

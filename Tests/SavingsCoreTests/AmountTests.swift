@@ -38,6 +38,28 @@ import Testing
         #expect(Amount.format(try Amount.parse(input), scale: scale) == expected)
     }
 
+    /// Printing without rounding what needs none gives what rounding first gives, for values of
+    /// every size, sign and scale, and so does an asset's own format.
+    @Test func formatsLikeRoundingFirst() throws {
+        func roundingFirst(_ value: Decimal, scale: Int) -> String {
+            var input = value, rounded = Decimal()
+            NSDecimalRound(&rounded, &input, scale, .bankers)
+            return Amount.padded(Amount.plainText(rounded), scale: scale)
+        }
+        let asset = Asset(id: UUID(), name: "Wallet", currency: try CurrencyCode("BTC"), kind: .crypto, address: nil, notes: nil,
+                          createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0))
+        var random = SeededGenerator(state: 2_026)
+        for _ in 0..<20_000 {
+            let significand = Decimal(UInt64.random(in: 0...UInt64.max, using: &random) >> UInt64.random(in: 0...63, using: &random))
+            let value = Decimal(sign: Bool.random(using: &random) ? .minus : .plus, exponent: Int.random(in: -24...6, using: &random),
+                                significand: significand)
+            let scale = Int.random(in: 0...18, using: &random)
+            #expect(Amount.format(value, scale: scale) == roundingFirst(value, scale: scale), "\(value) at \(scale)")
+            let assetScale = max(8, min(Amount.fractionDigits(of: value), Amount.maxFractionDigits))
+            #expect(asset.format(value) == roundingFirst(value, scale: assetScale), "\(value)")
+        }
+    }
+
     @Test func countsFractionDigits() throws {
         #expect(Amount.fractionDigits(of: try Amount.parse("10.50")) == 1)
         #expect(Amount.fractionDigits(of: try Amount.parse("10")) == 0)
