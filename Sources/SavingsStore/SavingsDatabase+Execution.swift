@@ -232,6 +232,8 @@ extension SavingsDatabase {
                 }
                 var afterStart = RunningTotal(0)
                 var changes: [AssetTimeline.Change] = []
+                let expected = windows.size(of: id)
+                changes.reserveCapacity(expected + expected / 8)  // room for what came since
                 try later.forEachStoredTransaction(arguments: [id, from]) { point in
                     afterStart.add(point.amount, units: point.units)
                     if point.milliseconds <= endMilliseconds {
@@ -249,6 +251,7 @@ extension SavingsDatabase {
                     targets[entry.goalID] = entry.amount
                 }
                 changes += try targetRows(id, after: from)
+                windows.noteSize(changes.count, of: id)
                 let empty = balance == 0 && targets.isEmpty && changes.isEmpty
                 let stamp = windows.nextStamp()
                 entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: empty)

@@ -35,6 +35,9 @@ final class WindowCache: Sendable {
         var windows: [String: [String: Entry]] = [:]
         /// Window starts, least recently used first.
         var recent: [String] = []
+        /// Change points of each asset's last whole reading (kept through writes): the next
+        /// whole reading reserves that much at once instead of growing step by step.
+        var sizes: [String: Int] = [:]
     }
 
     /// Windows remembered: the executing month's and a few others (a goal's monthly history).
@@ -107,6 +110,11 @@ final class WindowCache: Sendable {
     var version: UInt64 { state.withLock { $0.version } }
 
     func nextStamp() -> UInt64 { state.withLock { $0.stamps += 1; return $0.stamps } }
+
+    /// How many change points the asset's last whole reading had (0 if none).
+    func size(of assetID: String) -> Int { state.withLock { $0.sizes[assetID] ?? 0 } }
+
+    func noteSize(_ count: Int, of assetID: String) { state.withLock { $0.sizes[assetID] = count } }
 
     /// The entries of a window; call it once the read transaction's snapshot is taken.
     func entries(start: String) -> [String: Entry] {
