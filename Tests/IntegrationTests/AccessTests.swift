@@ -96,24 +96,29 @@ func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int
         #expect(try JSONParser.parse(try #require(try client.readLine())).arrayValue?.count == 3)
     }
 
-    @Test func aClientThatDoesNotReadIsDisconnectedAndTheDaemonCarriesOn() throws {
-        let daemon = try DaemonProcess(environment: ["SAVINGSD_IDLE_TIMEOUT": "2"])
-        let greedy = try daemon.raw()
-        let request = #"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#
-        greedy.setSendTimeout(milliseconds: 500)
+    /// Keeps sending `request` without reading: the answers pile up until the daemon gives up
+    /// on the connection (true) or 20 s pass (false); also how many lines went out.
+    func sendWithoutReading(_ request: String, on client: LineClient) -> (closed: Bool, sent: Int) {
+        client.setSendTimeout(milliseconds: 500)
         var sent = 0
         let deadline = Date().addingTimeInterval(20)
-        // Keep asking without reading: the answers pile up until the daemon gives up on us.
         while Date() < deadline {
             do {
-                try greedy.sendLine(request)
+                try client.sendLine(request)
                 sent += 1
             } catch {
                 if error.message.contains("temporarily unavailable") { continue }
-                break
+                return (true, sent)
             }
         }
-        #expect(Date() < deadline, "the daemon closed the connection (after \(sent) unread requests)")
+        return (false, sent)
+    }
+
+    @Test func aClientThatDoesNotReadIsDisconnectedAndTheDaemonCarriesOn() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_IDLE_TIMEOUT": "2"])
+        let greedy = try daemon.raw()
+        let (closed, sent) = sendWithoutReading(#"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#, on: greedy)
+        #expect(closed, "the daemon closed the connection (after \(sent) unread requests)")
         #expect(try daemon.call("daemon.ping")["pong"] == true)
         let rss = (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
@@ -127,20 +132,9 @@ func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int
         let stalled = try daemon.raw()
         try stalled.sendLine(#"{"jsonrpc":"2.0","id":0,"method":"events.subscribe"}"#)
         _ = try stalled.readLine()
-        stalled.setSendTimeout(milliseconds: 500)
-        let request = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#
-        var sent = 0
-        let started = Date(), deadline = started.addingTimeInterval(20)
-        while Date() < deadline {
-            do {
-                try stalled.sendLine(request)
-                sent += 1
-            } catch {
-                if error.message.contains("temporarily unavailable") { continue }
-                break
-            }
-        }
-        #expect(Date() < deadline, "the daemon closed the connection (after \(sent) unread requests)")
+        let started = Date()
+        let (closed, sent) = sendWithoutReading(#"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#, on: stalled)
+        #expect(closed, "the daemon closed the connection (after \(sent) unread requests)")
         #expect(Date().timeIntervalSince(started) >= 1.5, "not before the stall time")
         #expect(daemon.log.contains("closing a connection whose client stopped reading its answers"))
         #expect(try daemon.call("daemon.ping")["pong"] == true)
