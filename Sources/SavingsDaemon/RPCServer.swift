@@ -28,68 +28,6 @@ struct Accepted: Sendable {
     let activity: ConnectionActivity
 }
 
-/// Whether a connection is busy (a request in flight, or subscribed to events): an idle
-/// timeout closes only connections that are neither.
-final class ConnectionActivity: Sendable {
-    private let state = Mutex((inFlight: 0, subscribed: false))
-
-    func begin() { state.withLock { $0.inFlight += 1 } }
-    func end() { state.withLock { $0.inFlight -= 1 } }
-    func subscribe() { state.withLock { $0.subscribed = true } }
-    var isIdle: Bool { state.withLock { $0.inFlight == 0 && !$0.subscribed } }
-}
-
-/// Closes a connection that sent nothing for the idle timeout while idle, or whose peer stopped
-/// reading (its output stayed unwritable for `stall`), so no client holds the daemon's memory or
-/// a connection slot forever. The stall is timed from the moment the output stops being
-/// writable: nothing is done per answer.
-final class IdleCloser: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    let activity: ConnectionActivity
-    let logger: Logger
-    let stall: TimeAmount
-    private var stallCheck: Scheduled<Void>?
-
-    init(activity: ConnectionActivity, stall: TimeAmount, logger: Logger) {
-        self.activity = activity
-        self.stall = stall
-        self.logger = logger
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        switch event as? IdleStateHandler.IdleStateEvent {
-        case .read? where activity.isIdle:
-            logger.debug("closing an idle connection")
-            context.close(promise: nil)
-        default:
-            context.fireUserInboundEventTriggered(event)
-        }
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
-            stallCheck?.cancel()
-            stallCheck = nil
-        } else if stallCheck == nil {
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            stallCheck = context.eventLoop.scheduleTask(in: stall) {
-                let (handler, context) = loopBound.value
-                handler.stallCheck = nil
-                guard !context.channel.isWritable else { return }
-                handler.logger.notice("closing a connection whose client stopped reading its answers")
-                context.close(promise: nil)
-            }
-        }
-        context.fireChannelWritabilityChanged()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        stallCheck?.cancel()
-        stallCheck = nil
-        context.fireChannelInactive()
-    }
-}
-
 struct RPCServer: Service {
     typealias Connection = NIOAsyncChannel<ByteBuffer, Outgoing>
 
@@ -316,75 +254,8 @@ enum Outgoing: Sendable {
     case other(ByteBuffer)
 }
 
-/// Answers immediate methods (`daemon.ping`) on the connection's event loop, without the hops
-/// to and from the connection's task, but only while no line handed to that task is still
-/// unanswered, so answers never overtake one another. Everything else goes on to the task.
-final class ImmediateAnswers: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = Outgoing
-    typealias OutboundOut = ByteBuffer
-
-    let dispatcher: RPCDispatcher?
-    /// Lines handed to the task and not yet answered (touched on the event loop only).
-    private var pending = 0
-
-    init(dispatcher: RPCDispatcher?) { self.dispatcher = dispatcher }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        if pending == 0, let dispatcher, frame.readableBytes <= RPCDispatcher.immediateLineLimit,
-           let answer = dispatcher.handleImmediately(line: Array(frame.readableBytesView)) {
-            context.writeAndFlush(wrapOutboundOut(RPCServer.line(answer)), promise: nil)
-            return
-        }
-        pending += 1
-        context.fireChannelRead(data)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .response(let line):
-            pending = max(0, pending - 1)
-            if let line {
-                context.write(wrapOutboundOut(line), promise: promise)
-            } else {
-                promise?.succeed()
-            }
-        case .other(let line):
-            context.write(wrapOutboundOut(line), promise: promise)
-        }
-    }
-}
-
-/// The dispatcher for immediate answers, known once the methods are registered (the socket is
-/// bound before that).
-final class ImmediateDispatcher: Sendable {
-    private let value = Mutex<RPCDispatcher?>(nil)
-
-    var dispatcher: RPCDispatcher? {
-        get { value.withLock { $0 } }
-        set { value.withLock { $0 = newValue } }
-    }
-}
-
 /// A request line longer than `max_line_bytes`.
 struct LineTooLong: Error {}
-
-/// Connections being served, against `max_connections`.
-final class ConnectionCount: Sendable {
-    private let count = Mutex(0)
-
-    func open(limit: Int) -> Bool {
-        count.withLock { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
-        }
-    }
-
-    func close() { count.withLock { $0 -= 1 } }
-}
 
 /// A pending `events.subscribe` of one connection, set by the handler, taken by the server.
 final class SubscriptionRequest: Sendable {

@@ -43,80 +43,8 @@ defer {
 let databasePath = work + "/db/savings.db"
 try FileManager.default.createDirectory(atPath: work + "/db", withIntermediateDirectories: true)
 
-/// One line of the report.
-struct Figure {
-    var name: String
-    var median: String
-    var p99: String
-    var baseline: String
-    var ratio: String
-    var target: String
-    var met: Bool?
-}
 var figures: [Figure] = []
 var notes: [String] = []
-
-func ms(_ seconds: Double) -> String { String(format: seconds < 0.001 ? "%.3f ms" : "%.2f ms", seconds * 1000) }
-func rate(_ perSecond: Double) -> String { perSecond >= 10_000 ? String(format: "%.0f k/s", perSecond / 1000) : String(format: "%.0f /s", perSecond) }
-func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
-func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
-
-func request(_ method: String, _ params: String = "{}") -> [UInt8] {
-    Array(#"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":\#(params)}"#.utf8) + [10]
-}
-
-/// Samples of one request on one connection (after a warm-up); fails if the answer is an error.
-func measure(_ socket: LineSocket, _ line: [UInt8], runs: Int, warmup: Int = 3) throws -> Samples {
-    for _ in 0..<warmup { try socket.roundTrip(line) }
-    if socket.lastLine.contains(#""error""#) { throw BenchError("\(String(decoding: line, as: UTF8.self)) failed: \(socket.lastLine.prefix(300))") }
-    var samples = Samples()
-    for _ in 0..<runs { try samples.time { try socket.roundTrip(line) } }
-    return samples
-}
-
-/// Requests per second over `connections` connections, each sending `each` requests in turn.
-func throughput(path: String, _ line: [UInt8], connections: Int, each: Int) throws -> Double {
-    let sockets = try (0..<connections).map { _ in try LineSocket(path: path) }
-    for socket in sockets { try socket.roundTrip(line) }
-    let group = DispatchGroup()
-    let failures = Counter()
-    let start = monotonicSeconds()
-    for socket in sockets {
-        group.enter()
-        let thread = Thread {
-            do {
-                for _ in 0..<each { try socket.roundTrip(line) }
-            } catch {
-                failures.increment()
-            }
-            group.leave()
-        }
-        thread.start()
-    }
-    group.wait()
-    let elapsed = monotonicSeconds() - start
-    guard failures.value == 0 else { throw BenchError("\(failures.value) connections failed") }
-    return Double(connections * each) / elapsed
-}
-
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}
-
-/// Times a query in the sqlite3 shell over the database file (its own `.timer`).
-func sqliteQuery(_ sql: String, runs: Int) throws -> Samples {
-    let script = ".timer on\n.output /dev/null\n" + String(repeating: sql + "\n", count: runs)
-    let out = try run(which("sqlite3") ?? "/usr/bin/sqlite3", ["-readonly", databasePath], input: script)
-    var samples = Samples()
-    for line in out.split(separator: "\n") where line.hasPrefix("Run Time: real ") {
-        samples.add(Double(line.split(separator: " ")[3]) ?? .nan)
-    }
-    guard samples.values.count == runs else { throw BenchError("sqlite3 printed \(samples.values.count) timings for \(runs) runs: \(out.prefix(300))") }
-    return samples
-}
 
 // MARK: - Dataset
 
@@ -390,16 +318,6 @@ daemon.stop()
 
 // MARK: - Report
 
-func machine() -> String {
-    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
-        .first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-    let memory = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8))?.split(separator: "\n").first?
-        .split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { mb($0 * 1024) } ?? "?"
-    var names = utsname()
-    uname(&names)
-    let kernel = withUnsafeBytes(of: names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) memory, Linux \(kernel)"
-}
 let commit = (try? run("/usr/bin/git", ["-C", URL(fileURLWithPath: #filePath).deletingLastPathComponent().path, "rev-parse", "--short", "HEAD"]))?
     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
 var report = """
