@@ -114,6 +114,33 @@ import Testing
         }
     }
 
+    /// Rows whose texts are not in the stored form (written by hand or by an older version)
+    /// are read through the text parsers, in a whole reading and in one that goes on.
+    @Test func rowsNotInTheStoredFormAreReadAsText() async throws {
+        try await withDatabase { db, _, _ in
+            let end = start.addingTimeInterval(3_600)
+            _ = try await db.addTransaction(asset: "Bank", amount: d("10"), date: start.addingTimeInterval(60), note: nil, externalID: nil,
+                                            now: end, timeZone: utc)
+            let odd = Timestamp.format(start.addingTimeInterval(120)).replacingOccurrences(of: ".000Z", with: "Z")
+            try await db.writer.write { db in
+                try db.execute(sql: "UPDATE asset_transaction SET amount = '12345678901234567890', date = ?", arguments: [odd])
+            }
+            var holder = Holder()
+            let whole = try await holder.read(db, start: start, end: end)
+            let bank = try #require(whole.first { $0.0.changes.count == 1 }?.0)
+            #expect(bank.changes == [.transaction(at: start.addingTimeInterval(120), amount: d("12345678901234567890"),
+                                                  units: RunningTotal.units("12345678901234567890"))])
+            let later = end.addingTimeInterval(60)
+            _ = try await db.addTransaction(asset: "Bank", amount: d("1"), date: later, note: nil, externalID: nil, now: later, timeZone: utc)
+            try await db.writer.write { db in
+                try db.execute(sql: "UPDATE asset_transaction SET amount = '+1' WHERE amount = '1'")
+            }
+            let next = try await db.timelines(start: start, end: later, known: holder.held.mapValues(\.stamp))
+            let points = next.compactMap { if case .extended(_, let points) = $0.reading { points } else { nil } }
+            #expect(points == [[.transaction(at: later, amount: 1, units: RunningTotal.units("1"))]])
+        }
+    }
+
     /// A look at a past window that is not remembered leaves the cache as it was.
     @Test func aReadingNotRememberedIsNotKept() async throws {
         try await withDatabase { db, _, _ in
