@@ -35,7 +35,12 @@ public struct DaemonContext: Sendable {
     /// The current snapshot as stored (assets, balances, allocations, rates), without valuing
     /// every goal: enough for figures that need only rates and assets.
     public func portfolio() async throws -> Portfolio {
-        try await database.portfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
+        try await requestPortfolio().value()
+    }
+
+    /// The current snapshot, asked for now and awaited later (see `SavingsDatabase.requestPortfolio`).
+    func requestPortfolio() -> PortfolioRequest {
+        database.requestPortfolio(now: clock.now(), pivot: liveConfig.current.ratesPivot)
     }
 
     /// The one valuation behind every figure, from the current snapshot. Built once per stored snapshot (a write or the next dated transaction makes a new one)

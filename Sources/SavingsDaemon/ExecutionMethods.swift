@@ -38,11 +38,25 @@ enum ExecutionProgress {
     /// Derives the month's figures between `started_at` and `end` at current rates.
     static func document(_ record: ExecutionRecord, end: Date, status: String, completedAt: Date?, canUndoUntil: Date?,
                          context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
+        let startedAt = try started(record)
+        let portfolio = try await context.portfolio()
+        return try document(record, end: end, status: status, completedAt: completedAt, canUndoUntil: canUndoUntil, portfolio: portfolio,
+                            events: try await context.events(start: startedAt, end: end), context: context)
+    }
+
+    private static func started(_ record: ExecutionRecord) throws -> Date {
+        guard let startedAt = record.startedAt else { throw DomainError(.invalidState, "\(record.month) has not been started") }
+        return startedAt
+    }
+
+    /// The document from a snapshot and the window's events read no earlier than it.
+    private static func document(_ record: ExecutionRecord, end: Date, status: String, completedAt: Date?, canUndoUntil: Date?,
+                                 portfolio: Portfolio, events windowEvents: [(assetID: UUID, events: [DerivedEvent])],
+                                 context: DaemonContext) throws -> (document: JSONValue, lines: [Line]) {
         guard let startedAt = record.startedAt, let snapshotText = record.snapshot,
               var lines = context.figures.plannedLines(of: snapshotText, parse: plannedLines) else {
             throw DomainError(.invalidState, "\(record.month) has not been started")
         }
-        let portfolio = try await context.portfolio()
         let rates = portfolio.rates
         let assets = Dictionary(uniqueKeysWithValues: portfolio.assets.map { ($0.id, $0) })
         let tracked = Dictionary(uniqueKeysWithValues: lines.enumerated().map { ($1.goalID, $0) })
@@ -57,7 +71,7 @@ enum ExecutionProgress {
             conversions[Pair(from: from, to: to)] = found
             return found
         }
-        for (assetID, assetEvents) in try await context.events(start: startedAt, end: end) {
+        for (assetID, assetEvents) in windowEvents {
             guard let asset = assets[assetID] else { continue }
             for event in assetEvents {
                 guard let index = tracked[event.goalID] else { continue }
@@ -106,13 +120,25 @@ enum ExecutionProgress {
     /// or until the clock reaches the next transaction's date, and history rows dated ahead of
     /// their writing always belong to such a transaction (auto-allocation, contribution):
     /// within one snapshot the window's change points stay the same, so it is computed once.
+    ///
+    /// After a write the snapshot has to be loaded and the window read: both go side by side.
+    /// The window's read begins after the snapshot was asked for, so it is never older than
+    /// the snapshot it is kept under.
     static func live(_ record: ExecutionRecord, context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
         let now = context.clock.now()
-        let key = FiguresCache.ProgressKey(snapshot: try await context.portfolio().snapshot, month: record.month,
-                                           currency: context.liveConfig.current.displayCurrency)
-        if let known = context.figures.progress(key, now: now) { return known }
-        let computed = try await document(record, end: now, status: "executing", completedAt: nil,
-                                          canUndoUntil: record.canUndoUntil, context: context)
+        let currency = context.liveConfig.current.displayCurrency
+        let request = context.requestPortfolio()
+        if let cached = request.cached,
+           let known = context.figures.progress(FiguresCache.ProgressKey(snapshot: cached.snapshot, month: record.month, currency: currency),
+                                                now: now) {
+            return known
+        }
+        let startedAt = try started(record)
+        async let windowEvents = context.events(start: startedAt, end: now)
+        let portfolio = try await request.value()
+        let key = FiguresCache.ProgressKey(snapshot: portfolio.snapshot, month: record.month, currency: currency)
+        let computed = try document(record, end: now, status: "executing", completedAt: nil, canUndoUntil: record.canUndoUntil,
+                                    portfolio: portfolio, events: try await windowEvents, context: context)
         context.figures.keep(key, computed, at: now)
         return computed
     }

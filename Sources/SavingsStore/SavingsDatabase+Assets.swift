@@ -87,7 +87,14 @@ extension SavingsDatabase {
     /// One consistent snapshot of everything the figures depend on; served from the cache
     /// until a write commits or a transaction's date is reached.
     public func portfolio(now: Date, pivot: CurrencyCode) async throws -> Portfolio {
-        if let cached = figures.lookup(now: now, pivot: pivot) { return cached }
+        try await requestPortfolio(now: now, pivot: pivot).value()
+    }
+
+    /// The snapshot for `now`, asked for at once and awaited later: from the cache, or a load
+    /// (shared with other callers) that holds at least every write that had ended when it was
+    /// asked for, and whatever a read begun after this call returns sees.
+    public func requestPortfolio(now: Date, pivot: CurrencyCode) -> PortfolioRequest {
+        if let cached = figures.lookup(now: now, pivot: pivot) { return PortfolioRequest(cached: cached) }
         let version = figures.version
         let keep = { @Sendable [self] (at: Date) async throws -> (portfolio: Portfolio, validUntil: Date?) in
             var (portfolio, validUntil) = try await loadPortfolio(now: at, pivot: pivot)
@@ -96,10 +103,7 @@ extension SavingsDatabase {
             return (portfolio, validUntil)
         }
         let (at, load) = figures.sharedLoad(version: version, now: now, pivot: pivot) { try await keep(now) }
-        let shared = try await load.value
-        // A load started earlier holds until its next dated transaction; past that, read again.
-        if at < now, let validUntil = shared.validUntil, now >= validUntil { return try await keep(now).portfolio }
-        return shared.portfolio
+        return PortfolioRequest(cached: nil, loading: (now, at, load, keep))
     }
 
     private func loadPortfolio(now: Date, pivot: CurrencyCode) async throws -> (Portfolio, Date?) {
@@ -128,5 +132,22 @@ extension SavingsDatabase {
             return (Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
                               rates: RateTable(rates: rates, pivot: pivot)), next)
         }
+    }
+}
+
+/// A portfolio snapshot asked for (`SavingsDatabase.requestPortfolio`).
+public struct PortfolioRequest: Sendable {
+    /// The snapshot, when the cache had it.
+    public let cached: Portfolio?
+    fileprivate var loading: (now: Date, at: Date, task: Task<(portfolio: Portfolio, validUntil: Date?), any Error>,
+                              keep: @Sendable (Date) async throws -> (portfolio: Portfolio, validUntil: Date?))?
+
+    public func value() async throws -> Portfolio {
+        if let cached { return cached }
+        guard let (now, at, task, keep) = loading else { preconditionFailure("a request holds a snapshot or a load") }
+        let shared = try await task.value
+        // A load started earlier holds until its next dated transaction; past that, read again.
+        if at < now, let validUntil = shared.validUntil, now >= validUntil { return try await keep(now).portfolio }
+        return shared.portfolio
     }
 }

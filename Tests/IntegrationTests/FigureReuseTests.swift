@@ -1,5 +1,6 @@
 import Foundation
 import SavingsRPC
+import Synchronization
 import Testing
 
 /// `dashboard.get` and every other figure reuse what was computed for the current snapshot:
@@ -94,5 +95,34 @@ import Testing
         #expect(contributed(try daemon.call("month.progress")) == "47.00", "a backdated deposit is seen")
         _ = try daemon.call("tx.delete", ["transaction": try #require(forty["id"])])
         #expect(contributed(try daemon.call("month.progress")) == "7.00", "a deleted deposit is gone")
+    }
+
+    /// Deposits land while other clients poll month.progress: once the deposits have stopped,
+    /// every poll shows all of them (a figure computed while a write landed is never kept
+    /// under a snapshot newer than what it read).
+    @Test func progressPolledDuringWritesEndsWithEveryWrite() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "House", target: "100000", amount: "100")
+        _ = try daemon.call("month.start")
+        let state = Mutex((writing: true, polls: 0, failures: 0))
+        let socket = daemon.socketPath
+        let pollers = (0..<3).map { _ in
+            Thread {
+                guard let client = try? RPCClient(socketPath: socket) else { return state.withLock { $0.failures += 1 } }
+                while state.withLock({ $0.writing }) {
+                    let answered = (try? client.call("month.progress")) != nil
+                    state.withLock { answered ? ($0.polls += 1) : ($0.failures += 1) }
+                }
+            }
+        }
+        pollers.forEach { $0.start() }
+        for _ in 0..<150 { _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "1"]) }
+        state.withLock { $0.writing = false }
+        for _ in 0..<5 {
+            let progress = try daemon.call("month.progress")
+            #expect(progress["goals"]?.arrayValue?.first?["contributed"] == "150.00", "\(progress["goals"] ?? .null)")
+        }
+        #expect(state.withLock { $0.failures } == 0)
+        #expect(state.withLock { $0.polls } > 0)
     }
 }
