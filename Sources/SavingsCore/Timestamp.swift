@@ -83,8 +83,8 @@ public enum Timestamp {
     static func canonicalMilliseconds(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count == 24, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
               bytes[19] == 0x2E, bytes[23] == 0x5A else { return nil }
-        // Every digit position at once: a byte that is not a digit sets bit 7 of its value - 48
-        // or makes it exceed 9.
+        // Each digit is its byte minus "0" (wrapping, so anything below "0" comes out large);
+        // one flag records whether every one of them was at most 9.
         var valid = true
         @inline(__always) func digit(_ index: Int) -> Int {
             let value = bytes[index] &- 48

@@ -40,8 +40,8 @@ enum ExecutionProgress {
                          context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
         let startedAt = try started(record)
         let portfolio = try await context.portfolio()
-        return try document(record, end: end, status: status, completedAt: completedAt, canUndoUntil: canUndoUntil, portfolio: portfolio,
-                            events: try await context.events(start: startedAt, end: end), context: context)
+        return try document(record, startedAt: startedAt, end: end, status: status, completedAt: completedAt, canUndoUntil: canUndoUntil,
+                            portfolio: portfolio, events: try await context.events(start: startedAt, end: end), context: context)
     }
 
     private static func started(_ record: ExecutionRecord) throws -> Date {
@@ -50,11 +50,10 @@ enum ExecutionProgress {
     }
 
     /// The document from a snapshot and the window's events read no earlier than it.
-    private static func document(_ record: ExecutionRecord, end: Date, status: String, completedAt: Date?, canUndoUntil: Date?,
-                                 portfolio: Portfolio, events windowEvents: [(assetID: UUID, events: [DerivedEvent])],
+    private static func document(_ record: ExecutionRecord, startedAt: Date, end: Date, status: String, completedAt: Date?,
+                                 canUndoUntil: Date?, portfolio: Portfolio, events windowEvents: [(assetID: UUID, events: [DerivedEvent])],
                                  context: DaemonContext) throws -> (document: JSONValue, lines: [Line]) {
-        guard let startedAt = record.startedAt, let snapshotText = record.snapshot,
-              var lines = context.figures.plannedLines(of: snapshotText, parse: plannedLines) else {
+        guard let snapshotText = record.snapshot, var lines = context.figures.plannedLines(of: snapshotText, parse: plannedLines) else {
             throw DomainError(.invalidState, "\(record.month) has not been started")
         }
         let rates = portfolio.rates
@@ -137,8 +136,8 @@ enum ExecutionProgress {
         async let windowEvents = context.events(start: startedAt, end: now)
         let portfolio = try await request.value()
         let key = FiguresCache.ProgressKey(snapshot: portfolio.snapshot, month: record.month, currency: currency)
-        let computed = try document(record, end: now, status: "executing", completedAt: nil, canUndoUntil: record.canUndoUntil,
-                                    portfolio: portfolio, events: try await windowEvents, context: context)
+        let computed = try document(record, startedAt: startedAt, end: now, status: "executing", completedAt: nil,
+                                    canUndoUntil: record.canUndoUntil, portfolio: portfolio, events: try await windowEvents, context: context)
         context.figures.keep(key, computed, at: now)
         return computed
     }

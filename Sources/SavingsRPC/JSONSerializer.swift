@@ -45,14 +45,6 @@ public enum JSONSerializer {
                 write(item, to: &out)
             }
             out.append(UInt8(ascii: "]"))
-        case .object(let object) where object.count < 2:
-            out.append(UInt8(ascii: "{"))
-            if let member = object.first {
-                writeString(member.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                write(member.value, to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
             // The pairs sorted together: no lookup of each key again.

@@ -94,7 +94,7 @@ extension SavingsDatabase {
     /// (shared with other callers) that holds at least every write that had ended when it was
     /// asked for, and whatever a read begun after this call returns sees.
     public func requestPortfolio(now: Date, pivot: CurrencyCode) -> PortfolioRequest {
-        if let cached = figures.lookup(now: now, pivot: pivot) { return PortfolioRequest(cached: cached) }
+        if let cached = figures.lookup(now: now, pivot: pivot) { return PortfolioRequest(source: .cached(cached)) }
         let version = figures.version
         let keep = { @Sendable [self] (at: Date) async throws -> (portfolio: Portfolio, validUntil: Date?) in
             var (portfolio, validUntil) = try await loadPortfolio(now: at, pivot: pivot)
@@ -103,7 +103,7 @@ extension SavingsDatabase {
             return (portfolio, validUntil)
         }
         let (at, load) = figures.sharedLoad(version: version, now: now, pivot: pivot) { try await keep(now) }
-        return PortfolioRequest(cached: nil, loading: (now, at, load, keep))
+        return PortfolioRequest(source: .loading(now: now, at: at, task: load, keep: keep))
     }
 
     private func loadPortfolio(now: Date, pivot: CurrencyCode) async throws -> (Portfolio, Date?) {
@@ -137,17 +137,29 @@ extension SavingsDatabase {
 
 /// A portfolio snapshot asked for (`SavingsDatabase.requestPortfolio`).
 public struct PortfolioRequest: Sendable {
+    fileprivate enum Source: Sendable {
+        case cached(Portfolio)
+        /// A load begun at `at` for a caller at `now`; `keep` loads again for a later clock.
+        case loading(now: Date, at: Date, task: Task<(portfolio: Portfolio, validUntil: Date?), any Error>,
+                     keep: @Sendable (Date) async throws -> (portfolio: Portfolio, validUntil: Date?))
+    }
+
+    fileprivate let source: Source
+
     /// The snapshot, when the cache had it.
-    public let cached: Portfolio?
-    fileprivate var loading: (now: Date, at: Date, task: Task<(portfolio: Portfolio, validUntil: Date?), any Error>,
-                              keep: @Sendable (Date) async throws -> (portfolio: Portfolio, validUntil: Date?))?
+    public var cached: Portfolio? {
+        if case .cached(let portfolio) = source { portfolio } else { nil }
+    }
 
     public func value() async throws -> Portfolio {
-        if let cached { return cached }
-        guard let (now, at, task, keep) = loading else { preconditionFailure("a request holds a snapshot or a load") }
-        let shared = try await task.value
-        // A load started earlier holds until its next dated transaction; past that, read again.
-        if at < now, let validUntil = shared.validUntil, now >= validUntil { return try await keep(now).portfolio }
-        return shared.portfolio
+        switch source {
+        case .cached(let portfolio):
+            return portfolio
+        case .loading(let now, let at, let task, let keep):
+            let shared = try await task.value
+            // A load started earlier holds until its next dated transaction; past that, read again.
+            if at < now, let validUntil = shared.validUntil, now >= validUntil { return try await keep(now).portfolio }
+            return shared.portfolio
+        }
     }
 }
