@@ -115,8 +115,10 @@ extension SavingsDatabase {
             for row in try Row.fetchAll(db, sql: "SELECT asset_id, total FROM asset_balance") {
                 sums[row["asset_id"] as String] = try Amount.parse(row["total"] as String)
             }
-            let later = try Row.fetchCursor(db, sql: "SELECT asset_id, amount FROM asset_transaction WHERE date > ?",
-                                            arguments: [Timestamp.format(now)])
+            // Each account's own date range (CROSS JOIN keeps that order): one seek per account.
+            let later = try Row.fetchCursor(db, sql: """
+                SELECT t.asset_id, t.amount FROM asset a CROSS JOIN asset_transaction t ON t.asset_id = a.id AND t.date > ?
+                """, arguments: [Timestamp.format(now)])
             while let row = try later.next() {
                 sums[row["asset_id"] as String, default: 0] -= try Amount.parse(row["amount"] as String)
             }
@@ -127,8 +129,9 @@ extension SavingsDatabase {
             let rates = try RateRecord.fetchAll(db, sql: """
                 SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
                 """).map { try $0.exchangeRate() }
-            let next = try String.fetchOne(db, sql: "SELECT MIN(date) FROM asset_transaction WHERE date > ?",
-                                           arguments: [Timestamp.format(now)]).flatMap { try? Timestamp.parse($0, field: "date") }
+            let next = try String.fetchOne(db, sql: """
+                SELECT MIN((SELECT MIN(date) FROM asset_transaction t WHERE t.asset_id = a.id AND t.date > ?1)) FROM asset a
+                """, arguments: [Timestamp.format(now)]).flatMap { try? Timestamp.parse($0, field: "date") }
             return (Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
                               rates: RateTable(rates: rates, pivot: pivot)), next)
         }

@@ -68,24 +68,14 @@ extension SavingsDatabase {
     /// importing the same file again inserts nothing. Without `partial`, any bad row refuses
     /// the whole file (nothing written) and every problem is reported with its line; with it,
     /// the good rows are imported and the bad ones reported. Deposits auto-allocate as `tx.add`.
+    ///
+    /// The file is read once, inside the write: rows go in a chunk at a time, and a refused
+    /// file's transaction is rolled back (after its first problem the rest is only checked).
     public func importTransactions(asset reference: String, path: String, partial: Bool, now: Date, timeZone: TimeZone,
                                    progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
         let now = Timestamp.truncatedToMilliseconds(now)
         let rows = CSVFileRows(path: path) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
-        if !partial {
-            // First pass: validate everything without writing.
-            let checked = try await Task.detached { () throws -> CSVImportResult in
-                var result = CSVImportResult()
-                try rows.forEach { row in
-                    result.rows += 1
-                    if result.rows % 10_000 == 0 { progress?("checking", result.rows) }
-                    if case .failure(let problem) = row { result.record(problem) }
-                }
-                return result
-            }.value
-            if checked.problemCount > 0 { return checked }
-        }
-        let result = try await bulkWrite { db in
+        let result = try await bulkWrite { db -> BulkWriteOutcome<CSVImportResult> in
             let asset = try Self.resolveAsset(reference, db)
             let assetID = try StoreKey.uuid(asset.id)
             var allocations = try Self.allocations(assetID: asset.id, db)
@@ -95,12 +85,31 @@ extension SavingsDatabase {
             // the second one's key; the same file gives the same keys every time.
             var seen: [UInt64: UInt32] = [:]
             var grown: [UUID: [(at: Date, delta: Decimal)]] = [:]
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at)
-                VALUES (?, ?, ?, ?, 'import', ?, ?, ?) ON CONFLICT(asset_id, external_id) DO NOTHING
-                """)
             var result = CSVImportResult()
+            var chunk = ImportChunk()
+            var ids = StoreKey.TimeOrderedSequence(at: now)
             let createdAt = Timestamp.format(now)
+            func flush() throws {
+                try chunk.flush(into: db, assetID: asset.id, createdAt: createdAt, ids: &ids) { entry, inserted in
+                    guard inserted else {
+                        result.alreadyPresent += 1
+                        return
+                    }
+                    let row = entry.row
+                    result.inserted += 1
+                    if row.amount > 0, !allocations.isEmpty,
+                       let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: row.amount) {
+                        // Applied together after the last row: one at a time, each backdated deposit
+                        // rewrote every later history row of the pair. The target grows by the
+                        // deposit either way, from the pair's newest row.
+                        if grown[goal] == nil { allocations[goal] = try Self.newestTarget(assetID: assetID, goalID: goal, db) }
+                        grown[goal, default: []].append((row.date, row.amount))
+                        allocations[goal, default: 0] += row.amount
+                        result.autoAllocated += 1
+                    }
+                    if row.date <= now { balance += row.amount }
+                }
+            }
             try rows.forEach { parsed in
                 result.rows += 1
                 if result.rows % 10_000 == 0 { progress?("importing", result.rows) }
@@ -111,6 +120,8 @@ extension SavingsDatabase {
                     return
                 case .success(let good): row = good
                 }
+                // A file that will be refused writes nothing more: the rest is only checked.
+                if !partial, result.problemCount > 0 { return }
                 // Identical rows without an external_id are told apart by their order.
                 let key: String
                 if let externalID = row.externalID {
@@ -121,30 +132,22 @@ extension SavingsDatabase {
                     seen[hash.0] = n + 1
                     key = "csv-" + StableHash.hex(hash) + (n > 0 ? "-\(n)" : "")
                 }
-                try insert.execute(arguments: [StoreKey.id(StoreKey.timeOrdered(at: now)), asset.id, row.amountText,
-                                               row.dateText, row.note, key, createdAt])
-                guard db.changesCount > 0 else {
-                    result.alreadyPresent += 1
-                    return
-                }
-                result.inserted += 1
-                if row.amount > 0, !allocations.isEmpty,
-                   let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: row.amount) {
-                    // Applied together after the last row: one at a time, each backdated deposit
-                    // rewrote every later history row of the pair. The target grows by the
-                    // deposit either way, from the pair's newest row.
-                    if grown[goal] == nil { allocations[goal] = try Self.newestTarget(assetID: assetID, goalID: goal, db) }
-                    grown[goal, default: []].append((row.date, row.amount))
-                    allocations[goal, default: 0] += row.amount
-                    result.autoAllocated += 1
-                }
-                if row.date <= now { balance += row.amount }
+                chunk.append(row, key: key)
+                if chunk.isFull { try flush() }
             }
+            if !partial, result.problemCount > 0 {
+                var refused = CSVImportResult()
+                refused.rows = result.rows
+                refused.problems = result.problems
+                refused.problemCount = result.problemCount
+                return .rollback(refused)
+            }
+            try flush()
             for (goal, deltas) in grown.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
                 _ = try Self.applyAllocationDeltas(assetID: assetID, goalID: goal, deltas, now: now, timeZone: timeZone, db)
             }
             progress?("importing", result.rows)
-            return result
+            return .commit(result)
         }
         MemoryRelease.returnFreedMemory()
         return result

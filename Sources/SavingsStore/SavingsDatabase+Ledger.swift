@@ -74,26 +74,78 @@ extension SavingsDatabase {
         return grown
     }
 
+    /// Newest first (date, then id). There is no index of all transactions by date (it made
+    /// history imports rewrite most of itself), so each account's rows come newest first from
+    /// its own (asset_id, date) range, a few keys at a time, and a merge takes the newest
+    /// `limit` of them: it reads `limit` rows and a few keys per account.
     public func transactions(_ filter: TransactionFilter) async throws -> [AssetTransaction] {
         try await read { db in
-            var request = TransactionRecord.all()
+            var assetIDs: [String]
             if let asset = filter.asset {
-                request = request.filter(Column("asset_id") == (try Self.resolveAsset(asset, db)).id)
+                assetIDs = [try Self.resolveAsset(asset, db).id]
+            } else {
+                assetIDs = try String.fetchAll(db, sql: "SELECT id FROM asset")
             }
             if let goal = filter.goal {
                 let goalID = try Self.resolveGoal(goal, db).id
-                let assetIDs = try String.fetchAll(db, sql: """
+                let funding = Set(try String.fetchAll(db, sql: """
                     SELECT asset_id FROM allocation WHERE goal_id = ? UNION SELECT asset_id FROM allocation_history WHERE goal_id = ?
-                    """, arguments: [goalID, goalID])
-                request = request.filter(assetIDs.contains(Column("asset_id")))
+                    """, arguments: [goalID, goalID]))
+                assetIDs = assetIDs.filter(funding.contains)
             }
-            if let from = filter.from { request = request.filter(Column("date") >= Timestamp.format(from)) }
-            if let to = filter.to { request = request.filter(Column("date") <= Timestamp.format(to)) }
-            if let after = filter.after {
-                request = request.filter(Column("date") < after.date || (Column("date") == after.date && Column("id") < after.id))
+            guard filter.limit > 0, !assetIDs.isEmpty else { return [] }
+            var bounds = ""
+            var boundArguments: [(any DatabaseValueConvertible)?] = []
+            if let from = filter.from {
+                bounds += " AND date >= ?"
+                boundArguments.append(Timestamp.format(from))
             }
-            return try request.order(Column("date").desc, Column("id").desc).limit(filter.limit).fetchAll(db).map { try $0.transaction() }
+            if let to = filter.to {
+                bounds += " AND date <= ?"
+                boundArguments.append(Timestamp.format(to))
+            }
+            let order = "ORDER BY date DESC, id DESC LIMIT ?"
+            let fromTop = try db.cachedStatement(sql: "SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) \(order)")
+            let fromPosition = try db.cachedStatement(sql: """
+                SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) AND date <= ? AND (date < ? OR id < ?) \(order)
+                """)
+            /// Up to `count` of an account's keys after `position`, oldest first (the next is last).
+            func keys(_ asset: String, after position: (date: String, id: String)?, count: Int) throws -> (keys: [Key], more: Bool) {
+                var arguments = [asset] + boundArguments
+                if let position { arguments += [position.date, position.date, position.id] }
+                arguments.append(count)
+                let rows = try Row.fetchAll(position == nil ? fromTop : fromPosition, arguments: StatementArguments(arguments))
+                return (rows.reversed().map { Key(date: $0[0], id: $0[1], rowID: $0[2]) }, rows.count == count)
+            }
+            var pending = try assetIDs.map { try keys($0, after: filter.after, count: 1) }
+            var chosen: [Int64] = []
+            while chosen.count < filter.limit {
+                var pick: Int?
+                for index in pending.indices {
+                    guard let head = pending[index].keys.last else { continue }
+                    if let current = pick.flatMap({ pending[$0].keys.last }), (head.date, head.id) <= (current.date, current.id) { continue }
+                    pick = index
+                }
+                guard let pick, let key = pending[pick].keys.popLast() else { break }
+                chosen.append(key.rowID)
+                let wanted = min(filter.limit - chosen.count, 16)
+                if pending[pick].keys.isEmpty, pending[pick].more, wanted > 0 {
+                    pending[pick] = try keys(assetIDs[pick], after: (key.date, key.id), count: wanted)
+                }
+            }
+            let row = try db.cachedStatement(sql: "SELECT * FROM asset_transaction WHERE rowid = ?")
+            return try chosen.map { rowID in
+                guard let record = try TransactionRecord.fetchOne(row, arguments: [rowID]) else { throw StoreError.corrupt("transaction row \(rowID)") }
+                return try record.transaction()
+            }
         }
+    }
+
+    /// A transaction's place in the newest-first order, and its row.
+    private struct Key {
+        var date: String
+        var id: String
+        var rowID: Int64
     }
 
     public func deleteTransaction(_ id: String) async throws -> AssetTransaction {

@@ -153,11 +153,11 @@ public struct SavingsDatabase: Sendable {
         }
     }
 
-    /// A write transaction of many rows. Pages touched all over the indexes stay in a 64 MiB
-    /// page cache (instead of 2 MiB) rather than being spilled to the WAL again and again; the
-    /// setting goes back when the transaction ends. (Statement journals are in memory on the
-    /// writer anyway: `WindowCache.install`.)
-    func bulkWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// A write transaction of many rows, committed or rolled back as its body says. Pages
+    /// touched all over the indexes stay in a 64 MiB page cache (instead of 2 MiB) rather than
+    /// being spilled to the WAL again and again; the setting goes back when the transaction
+    /// ends. (Statement journals are in memory on the writer anyway: `WindowCache.install`.)
+    func bulkWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> BulkWriteOutcome<T>) async throws -> T {
         do {
             defer { figures.invalidate() }
             return try await writer.writeWithoutTransaction { db in
@@ -166,8 +166,14 @@ public struct SavingsDatabase: Sendable {
                 defer { try? db.execute(sql: "PRAGMA main.cache_size = \(cacheSize)") }
                 var result: T?
                 try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
+                    switch try body(db) {
+                    case .commit(let value):
+                        result = value
+                        return .commit
+                    case .rollback(let value):
+                        result = value
+                        return .rollback
+                    }
                 }
                 guard let result else { throw StoreError(message: "the transaction ended without a result") }
                 return result
@@ -176,4 +182,10 @@ public struct SavingsDatabase: Sendable {
             throw StoreError.clientFacing(error)
         }
     }
+}
+
+/// What a `bulkWrite` body returns: its result, and whether its changes stay.
+enum BulkWriteOutcome<T: Sendable>: Sendable {
+    case commit(T)
+    case rollback(T)
 }

@@ -127,4 +127,47 @@ import Testing
         #expect(await kind { _ = try await db.addTransaction(asset: "Wallet", amount: d("1"), date: start, note: nil, externalID: "x1", now: start, timeZone: utc) } == .conflict)
         #expect(try await db.transactions(TransactionFilter(asset: "Wallet")).count == 1)
     }
+
+    /// tx.list merges each account's newest rows: the same order, pages and filters as one sort
+    /// of every transaction by (date, id), ties on the date included.
+    @Test func listingMergesAccountsNewestFirst() async throws {
+        let db = try await setUp()
+        for name in ["Bank", "Cash"] {
+            _ = try await db.createAsset(try NewAsset(name: name, currency: "EUR", kind: "fiat", address: nil, notes: nil), now: start)
+        }
+        var random = SeededGenerator(state: 7)
+        var added: [(asset: String, date: String, id: String)] = []
+        for _ in 0..<90 {
+            let asset = ["Wallet", "Bank", "Cash"][Int(random.next() % 3)]
+            // Few distinct dates, so many rows share one.
+            let date = start.addingTimeInterval(Double(random.next() % 12) * 86_400)
+            let recorded = try await db.addTransaction(asset: asset, amount: d("1"), date: date, note: nil, externalID: nil,
+                                                       now: start, timeZone: utc)
+            added.append((asset, Timestamp.format(date), StoreKey.id(recorded.transaction.id)))
+        }
+        _ = try await db.setAllocation(asset: "Bank", goal: "A", amount: d("1"), now: start, timeZone: utc)
+        let sorted = added.sorted { ($0.date, $0.id) > ($1.date, $1.id) }
+        func ids(_ filter: TransactionFilter) async throws -> [String] {
+            try await db.transactions(filter).map { StoreKey.id($0.id) }
+        }
+        #expect(try await ids(TransactionFilter(limit: 1000)) == sorted.map(\.id))
+        #expect(try await ids(TransactionFilter(limit: 10)) == sorted.prefix(10).map(\.id))
+        #expect(try await ids(TransactionFilter(limit: 0)) == [])
+        #expect(try await ids(TransactionFilter(goal: "A", limit: 1000)) == sorted.filter { $0.asset == "Bank" }.map(\.id))
+        #expect(try await ids(TransactionFilter(goal: "B", limit: 1000)) == [])
+        #expect(try await ids(TransactionFilter(asset: "Cash", limit: 1000)) == sorted.filter { $0.asset == "Cash" }.map(\.id))
+        let from = start.addingTimeInterval(3 * 86_400), to = start.addingTimeInterval(8 * 86_400)
+        #expect(try await ids(TransactionFilter(from: from, to: to, limit: 1000))
+                == sorted.filter { $0.date >= Timestamp.format(from) && $0.date <= Timestamp.format(to) }.map(\.id))
+        // Pages of 7 through everything, each continuing after the last row of the one before.
+        var paged: [String] = []
+        var after: (date: String, id: String)?
+        while true {
+            let page = try await db.transactions(TransactionFilter(limit: 7, after: after))
+            guard let last = page.last else { break }
+            paged += page.map { StoreKey.id($0.id) }
+            after = (Timestamp.format(last.date), StoreKey.id(last.id))
+        }
+        #expect(paged == sorted.map(\.id))
+    }
 }
