@@ -122,11 +122,24 @@ public struct TransactionCSVRow: Sendable, Equatable {
 
     /// The row's idempotency key when the file gives no external_id: a stable hash of what it
     /// says, so the same row imported again is recognised.
-    public var contentKey: String { "csv-" + StableHash.hex(contentHash) }
+    public var contentKey: String { Self.contentKey(contentHash) }
 
-    /// The hash `contentKey` shows.
+    /// The key of a row without an external_id: "csv-" and its content hash, and for the n-th
+    /// identical row of one file after the first, "-n".
+    public static func contentKey(_ hash: (UInt64, UInt64), repeat n: UInt32 = 0) -> String {
+        let key = StableHash.hex(hash, prefix: "csv-")
+        return n > 0 ? key + "-\(n)" : key
+    }
+
+    /// The hash `contentKey` shows: of "date|amount|note", hashed part by part.
     public var contentHash: (UInt64, UInt64) {
-        StableHash.lanes("\(dateText)|\(amountText)|\(note ?? "")")
+        var hash = StableHash.Accumulator()
+        hash.add(dateText)
+        hash.add("|")
+        hash.add(amountText)
+        hash.add("|")
+        if let note { hash.add(note) }
+        return hash.lanes
     }
 }
 
@@ -207,18 +220,40 @@ public enum StableHash {
     public static func hex128(_ text: String) -> String { hex(lanes(text)) }
 
     public static func lanes(_ text: String) -> (UInt64, UInt64) {
-        var a: UInt64 = 0xcbf2_9ce4_8422_2325
-        var b: UInt64 = 0x8422_2325_cbf2_9ce4
-        for byte in text.utf8 {
-            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-            b = (b ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
-        }
-        return (a, b)
+        var hash = Accumulator()
+        hash.add(text)
+        return hash.lanes
     }
 
-    /// The two lanes as 32 hex digits.
-    public static func hex(_ lanes: (UInt64, UInt64)) -> String {
-        String(lanes.0, radix: 16).leftPadded(with: "0", to: 16) + String(lanes.1, radix: 16).leftPadded(with: "0", to: 16)
+    /// The lanes of several texts added one after another: the same as of their concatenation.
+    public struct Accumulator {
+        public private(set) var lanes: (UInt64, UInt64) = (0xcbf2_9ce4_8422_2325, 0x8422_2325_cbf2_9ce4)
+
+        public init() {}
+
+        public mutating func add(_ text: String) {
+            var (a, b) = lanes
+            for byte in text.utf8 {
+                a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+                b = (b ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
+            }
+            lanes = (a, b)
+        }
+    }
+
+    /// The two lanes as 32 hex digits, after `prefix`.
+    public static func hex(_ lanes: (UInt64, UInt64), prefix: StaticString = "") -> String {
+        let start = prefix.utf8CodeUnitCount
+        return String(unsafeUninitializedCapacity: start + 32) { buffer in
+            for index in 0..<start { buffer[index] = prefix.utf8Start[index] }
+            let digits: StaticString = "0123456789abcdef"
+            func put(_ value: UInt64, at offset: Int) {
+                for nibble in 0..<16 { buffer[offset + nibble] = digits.utf8Start[Int(value >> (60 - 4 * UInt64(nibble)) & 0xF)] }
+            }
+            put(lanes.0, at: start)
+            put(lanes.1, at: start + 16)
+            return start + 32
+        }
     }
 }
 

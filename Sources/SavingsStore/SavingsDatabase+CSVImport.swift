@@ -130,7 +130,7 @@ extension SavingsDatabase {
                     let hash = row.contentHash
                     let n = seen[hash.0, default: 0]
                     seen[hash.0] = n + 1
-                    key = "csv-" + StableHash.hex(hash) + (n > 0 ? "-\(n)" : "")
+                    key = TransactionCSVRow.contentKey(hash, repeat: n)
                 }
                 chunk.append(row, key: key)
                 if chunk.isFull { try flush() }

@@ -49,6 +49,14 @@ import Testing
         #expect(a.contentKey != b.contentKey)
         #expect(StableHash.hex128("abc") == StableHash.hex128("abc"))
         #expect(StableHash.hex128("abc").count == 32)
+        #expect(StableHash.hex((1, 0xabc)) == "0000000000000001" + "0000000000000abc")
+        #expect(TransactionCSVRow.contentKey((0xffff_ffff_ffff_ffff, 0), repeat: 2) == "csv-ffffffffffffffff0000000000000000-2")
+        // Hashed part by part, the same as the joined text, whatever the characters.
+        var row = a
+        row.note = "café ☕️ | 日本"
+        #expect(row.contentHash == StableHash.lanes("\(row.dateText)|\(row.amountText)|café ☕️ | 日本"))
+        row.note = nil
+        #expect(row.contentHash == StableHash.lanes("\(row.dateText)|\(row.amountText)|"))
     }
 
     /// Keys already stored by earlier imports must be found again: the key of a row is pinned
