@@ -29,11 +29,18 @@ struct ImportChunk {
     mutating func flush(into db: Database, assetID: String, createdAt: String, ids: inout StoreKey.TimeOrderedSequence,
                         _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
         guard !entries.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: Self.sql(rows: entries.count))
+        let statement = try db.cachedStatement(sql: entries.count == Self.capacity ? Self.fullSQL : Self.sql(rows: entries.count))
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
         func bind(_ index: Int32, _ text: String?) throws {
-            let code = text.map { sqlite3_bind_text(raw, index, $0, -1, Self.transient) } ?? sqlite3_bind_null(raw, index)
+            var code = SQLITE_OK
+            if var text, !text.isEmpty {
+                code = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(raw, index, $0.baseAddress, Int32(bytes.count), Self.transient) }
+                }
+            } else {
+                code = text == nil ? sqlite3_bind_null(raw, index) : sqlite3_bind_text(raw, index, "", 0, Self.transient)
+            }
             guard code == SQLITE_OK else { throw Self.error(raw, code: code, statement) }
         }
         try bind(1, assetID)
@@ -58,6 +65,8 @@ struct ImportChunk {
         for entry in entries { try body(entry, fresh.remove(entry.key) != nil) }
         entries.removeAll(keepingCapacity: true)
     }
+
+    private static let fullSQL = sql(rows: capacity)
 
     /// `?1` is the asset, `?2` created_at; five parameters a row follow.
     private static func sql(rows: Int) -> String {

@@ -97,7 +97,9 @@ extension SavingsDatabase {
                     }
                     let row = entry.row
                     result.inserted += 1
-                    if row.amount > 0, !allocations.isEmpty,
+                    // Without allocations nothing is allocated (so none appear), and the balance is not needed.
+                    guard !allocations.isEmpty else { return }
+                    if row.amount > 0,
                        let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: row.amount) {
                         // Applied together after the last row: one at a time, each backdated deposit
                         // rewrote every later history row of the pair. The target grows by the

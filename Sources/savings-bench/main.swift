@@ -241,6 +241,15 @@ for _ in 0..<(smoke ? 20 : 1_000) {
 figures.append(Figure(name: "`goal.get` of one goal, warm", median: ms(goalGet.median), p99: ms(goalGet.p99), baseline: "—",
                       ratio: "—", target: "≤ 2 ms", met: goalGet.median <= 0.002))
 
+// No index orders every transaction by date (it made history imports rewrite most of itself):
+// the newest page across all accounts is a merge of each account's newest rows.
+say("tx.list")
+for limit in [50, 1000] {
+    let list = try measure(connection, request("tx.list", #"{"limit":\#(limit)}"#), runs: smoke ? 5 : 100)
+    figures.append(Figure(name: "`tx.list`, newest \(limit) across all \(size.assets + 1) accounts", median: ms(list.median),
+                          p99: ms(list.p99), baseline: "—", ratio: "—", target: "—", met: nil))
+}
+
 say("month.progress at \(size.progressSteps.map(String.init).joined(separator: " / ")) change points")
 var done = 0
 /// Deposits of the measurements below into the account holding the change points (in the window too).
