@@ -116,11 +116,15 @@ extension SavingsDatabase {
                 sums[row["asset_id"] as String] = try Amount.parse(row["total"] as String)
             }
             // Each account's own date range (CROSS JOIN keeps that order): one seek per account.
+            // The earliest of these rows is when the figures change next.
             let later = try Row.fetchCursor(db, sql: """
-                SELECT t.asset_id, t.amount FROM asset a CROSS JOIN asset_transaction t ON t.asset_id = a.id AND t.date > ?
+                SELECT t.asset_id, t.amount, t.date FROM asset a CROSS JOIN asset_transaction t ON t.asset_id = a.id AND t.date > ?
                 """, arguments: [Timestamp.format(now)])
+            var next: String?
             while let row = try later.next() {
-                sums[row["asset_id"] as String, default: 0] -= try Amount.parse(row["amount"] as String)
+                sums[row[0] as String, default: 0] -= try Amount.parse(row[1] as String)
+                let date: String = row[2]
+                if next.map({ date < $0 }) ?? true { next = date }
             }
             var balances: [UUID: Decimal] = [:]
             for (id, sum) in sums { balances[try StoreKey.uuid(id)] = sum }
@@ -129,11 +133,8 @@ extension SavingsDatabase {
             let rates = try RateRecord.fetchAll(db, sql: """
                 SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
                 """).map { try $0.exchangeRate() }
-            let next = try String.fetchOne(db, sql: """
-                SELECT MIN((SELECT MIN(date) FROM asset_transaction t WHERE t.asset_id = a.id AND t.date > ?1)) FROM asset a
-                """, arguments: [Timestamp.format(now)]).flatMap { try? Timestamp.parse($0, field: "date") }
             return (Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
-                              rates: RateTable(rates: rates, pivot: pivot)), next)
+                              rates: RateTable(rates: rates, pivot: pivot)), next.flatMap { try? Timestamp.parse($0, field: "date") })
         }
     }
 }

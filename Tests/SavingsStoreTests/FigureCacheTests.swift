@@ -41,6 +41,26 @@ import Testing
         #expect(try await balance(db, at: start) == 1, "and a clock moved back is not served a later snapshot")
     }
 
+    /// Dated rows of several accounts: the snapshot ends at the earliest of them, whichever
+    /// account holds it, and each counts in its own account once its time comes.
+    @Test func theEarliestDatedRowOfAnyAccountEndsTheSnapshot() async throws {
+        let db = try await setUp()
+        _ = try await db.createAsset(try NewAsset(name: "Bank", currency: "BTC", kind: "crypto", address: nil, notes: nil), now: start)
+        for (asset, seconds, amount) in [("Wallet", 50.0, Decimal(4)), ("Bank", 20, 8), ("Bank", 70, 16)] {
+            let at = start.addingTimeInterval(seconds)
+            _ = try await db.addTransaction(asset: asset, amount: amount, date: at, note: nil, externalID: nil, now: at, timeZone: utc)
+        }
+        func total(at seconds: Double) async throws -> Decimal {
+            try await db.portfolio(now: start.addingTimeInterval(seconds), pivot: try CurrencyCode("USD")).balances.values.reduce(0, +)
+        }
+        #expect(try await total(at: 0) == 1)
+        #expect(try await total(at: 19) == 1)
+        #expect(try await total(at: 20) == 9)
+        #expect(try await total(at: 49) == 9)
+        #expect(try await total(at: 50) == 13)
+        #expect(try await total(at: 70) == 29)
+    }
+
     @Test func concurrentWritersNeverLeaveAStaleSnapshot() async throws {
         let db = try await setUp()
         try await withThrowingTaskGroup(of: Void.self) { group in
