@@ -77,23 +77,20 @@ extension SavingsDatabase {
     /// Newest first (date, then id). There is no index of all transactions by date (it made
     /// history imports rewrite most of itself), so each account's rows come newest first from
     /// its own (asset_id, date) range, a few keys at a time, and a merge takes the newest
-    /// `limit` of them: it reads `limit` rows and a few keys per account.
+    /// `limit` of them.
     public func transactions(_ filter: TransactionFilter) async throws -> [AssetTransaction] {
         try await read { db in
-            var assetIDs: [String]
-            if let asset = filter.asset {
-                assetIDs = [try Self.resolveAsset(asset, db).id]
-            } else {
-                assetIDs = try String.fetchAll(db, sql: "SELECT id FROM asset")
-            }
+            // The accounts listed (nil: all of them).
+            var included: Set<String>?
+            if let asset = filter.asset { included = [try Self.resolveAsset(asset, db).id] }
             if let goal = filter.goal {
                 let goalID = try Self.resolveGoal(goal, db).id
                 let funding = Set(try String.fetchAll(db, sql: """
                     SELECT asset_id FROM allocation WHERE goal_id = ? UNION SELECT asset_id FROM allocation_history WHERE goal_id = ?
                     """, arguments: [goalID, goalID]))
-                assetIDs = assetIDs.filter(funding.contains)
+                included = included?.intersection(funding) ?? funding
             }
-            guard filter.limit > 0, !assetIDs.isEmpty else { return [] }
+            guard filter.limit > 0, included?.isEmpty != true else { return [] }
             var bounds = ""
             var boundArguments: [(any DatabaseValueConvertible)?] = []
             if let from = filter.from {
@@ -117,20 +114,45 @@ extension SavingsDatabase {
                 let rows = try Row.fetchAll(position == nil ? fromTop : fromPosition, arguments: StatementArguments(arguments))
                 return (rows.reversed().map { Key(date: $0[0], id: $0[1], rowID: $0[2]) }, rows.count == count)
             }
-            var pending = try assetIDs.map { try keys($0, after: filter.after, count: 1) }
-            var chosen: [Int64] = []
-            while chosen.count < filter.limit {
+            // Each account's newest date in bounds (one seek in its index, no row read), newest
+            // first: an account is read only once its newest date is as new as the best row so
+            // far, so a page reads the few busiest accounts, not all of them.
+            var accounts: [(asset: String, newest: String)] = []
+            let newest = try Row.fetchCursor(db, sql: """
+                SELECT a.id, (SELECT MAX(date) FROM asset_transaction WHERE asset_id = a.id\(bounds)\(filter.after == nil ? "" : " AND date <= ?")) FROM asset a
+                """, arguments: StatementArguments(boundArguments + (filter.after.map { [$0.date] } ?? [])))
+            while let row = try newest.next() {
+                let asset: String = row[0]
+                if let date = row[1] as String?, included?.contains(asset) ?? true { accounts.append((asset, date)) }
+            }
+            accounts.sort { $0.newest > $1.newest }
+            var pending: [(asset: String, keys: [Key], more: Bool, batch: Int)] = []
+            func best() -> Int? {
                 var pick: Int?
                 for index in pending.indices {
                     guard let head = pending[index].keys.last else { continue }
                     if let current = pick.flatMap({ pending[$0].keys.last }), (head.date, head.id) <= (current.date, current.id) { continue }
                     pick = index
                 }
+                return pick
+            }
+            var chosen: [Int64] = []
+            while chosen.count < filter.limit {
+                var pick = best()
+                while pending.count < accounts.count, pick.flatMap({ pending[$0].keys.last }).map({ accounts[pending.count].newest >= $0.date }) ?? true {
+                    let asset = accounts[pending.count].asset
+                    let batch = min(filter.limit - chosen.count, 8)
+                    let (first, more) = try keys(asset, after: filter.after, count: batch)
+                    pending.append((asset, first, more, batch))
+                    pick = best()
+                }
                 guard let pick, let key = pending[pick].keys.popLast() else { break }
                 chosen.append(key.rowID)
-                let wanted = min(filter.limit - chosen.count, 16)
+                // An account that keeps giving the newest rows is read in growing batches.
+                let wanted = min(filter.limit - chosen.count, 2 * pending[pick].batch)
                 if pending[pick].keys.isEmpty, pending[pick].more, wanted > 0 {
-                    pending[pick] = try keys(assetIDs[pick], after: (key.date, key.id), count: wanted)
+                    (pending[pick].keys, pending[pick].more) = try keys(pending[pick].asset, after: (key.date, key.id), count: wanted)
+                    pending[pick].batch = wanted
                 }
             }
             let row = try db.cachedStatement(sql: "SELECT * FROM asset_transaction WHERE rowid = ?")

@@ -132,20 +132,22 @@ import Testing
     /// of every transaction by (date, id), ties on the date included.
     @Test func listingMergesAccountsNewestFirst() async throws {
         let db = try await setUp()
-        for name in ["Bank", "Cash"] {
+        for name in ["Bank", "Cash", "Old", "Sparse"] {
             _ = try await db.createAsset(try NewAsset(name: name, currency: "EUR", kind: "fiat", address: nil, notes: nil), now: start)
         }
         var random = SeededGenerator(state: 7)
         var added: [(asset: String, date: String, id: String)] = []
-        for _ in 0..<90 {
-            let asset = ["Wallet", "Bank", "Cash"][Int(random.next() % 3)]
-            // Few distinct dates, so many rows share one.
-            let date = start.addingTimeInterval(Double(random.next() % 12) * 86_400)
+        for _ in 0..<150 {
+            let asset = ["Wallet", "Bank", "Cash", "Old", "Sparse"][Int(random.next() % 5)]
+            // Few distinct dates, so many rows share one; one account's rows all older than the
+            // others', one account's rows days apart.
+            let day = asset == "Old" ? -40 - Double(random.next() % 5) : asset == "Sparse" ? Double(random.next() % 4) * 4 : Double(random.next() % 12)
+            let date = start.addingTimeInterval(day * 86_400)
             let recorded = try await db.addTransaction(asset: asset, amount: d("1"), date: date, note: nil, externalID: nil,
                                                        now: start, timeZone: utc)
             added.append((asset, Timestamp.format(date), StoreKey.id(recorded.transaction.id)))
         }
-        _ = try await db.setAllocation(asset: "Bank", goal: "A", amount: d("1"), now: start, timeZone: utc)
+        _ = try await db.setAllocation(asset: "Bank", goal: "A", amount: d("1"), now: start.addingTimeInterval(20 * 86_400), timeZone: utc)
         let sorted = added.sorted { ($0.date, $0.id) > ($1.date, $1.id) }
         func ids(_ filter: TransactionFilter) async throws -> [String] {
             try await db.transactions(filter).map { StoreKey.id($0.id) }
