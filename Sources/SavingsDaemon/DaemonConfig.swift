@@ -15,6 +15,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxLineBytes: Int = 1_048_576
     /// Most requests in one batch.
     public var maxBatch: Int = 100
+    /// Threads serving connections (each connection stays on one). As many as the clients that
+    /// talk at once lets each be answered by its own thread, woken by its own request, instead
+    /// of queueing behind the others on a few; an idle one costs a sleeping thread.
+    public var eventLoops: Int = 16
     /// Who may connect, and the connection limits.
     public var access = AccessPolicy()
     /// With a group, the socket is 0660 in a 0750 directory owned by that group.
@@ -104,6 +108,7 @@ public struct DaemonConfig: Sendable, Equatable {
         if new.databasePath != databasePath { keys.append("database.path") }
         if new.socketGroup != socketGroup { keys.append("rpc.socket_group") }
         if new.maxBatch != maxBatch { keys.append("rpc.max_batch") }
+        if new.eventLoops != eventLoops { keys.append("rpc.event_loops") }
         if new.backupPolicy.directory != backupPolicy.directory { keys.append("database.backup_dir") }
         return keys
     }

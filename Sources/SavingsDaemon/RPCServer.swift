@@ -19,6 +19,8 @@ import Synchronization
 struct RPCListener: Sendable {
     let channel: any Channel
     let connections: AsyncStream<Accepted>
+    /// The connections' event loops (`rpc.event_loops`), shut down once the server has stopped.
+    let loops: MultiThreadedEventLoopGroup
 }
 
 /// An accepted connection with who is on the other end and what it is doing.
@@ -63,7 +65,8 @@ struct RPCServer: Service {
         let (connections, continuation) = AsyncStream.makeStream(of: Accepted.self)
         // Half-closure lets a client send its requests, shut down its write side and still
         // read every answer (as `socat` and `nc -N` do).
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: liveConfig.current.eventLoops)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: loops)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 // Who connected: SO_PEERCRED, read once at accept.
@@ -113,10 +116,11 @@ struct RPCServer: Service {
             }
         } catch {
             continuation.finish()
+            try? await loops.shutdownGracefully()
             throw error
         }
         channel.closeFuture.whenComplete { _ in continuation.finish() }
-        return RPCListener(channel: channel, connections: connections)
+        return RPCListener(channel: channel, connections: connections, loops: loops)
     }
 
     func run() async throws {
@@ -136,6 +140,7 @@ struct RPCServer: Service {
             notifier.stopping()
             listener.channel.close(promise: nil)
         }
+        try? await listener.loops.shutdownGracefully()
         logger.info("RPC server stopped")
     }
 
