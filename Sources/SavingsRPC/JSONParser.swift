@@ -70,16 +70,17 @@ public struct JSONParser {
             index += 1
             return .object(object)
         }
+        // A request's members fit without growing the table.
+        object.reserveCapacity(6)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
             let key = try parseString()
-            guard object[key] == nil else { throw failure("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue(depth: depth)
+            guard object.updateValue(try parseValue(depth: depth), forKey: key) == nil else { throw failure("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

@@ -69,6 +69,20 @@ import Testing
         #expect(config.configFile == nil)
         #expect(config.logLevel == .info)
         #expect(config.maxLineBytes == 1_048_576)
+        #expect(config.eventLoops == 16)
+    }
+
+    @Test func eventLoopsAreBoundedAndTakeEffectAtStart() throws {
+        #expect(try load(environment: ["SAVINGSD_EVENT_LOOPS": "4"]).eventLoops == 4)
+        #expect(try load(file: "[rpc]\nevent_loops = 64").eventLoops == 64)
+        for bad in ["0", "257"] {
+            #expect(message { _ = try load(environment: ["SAVINGSD_EVENT_LOOPS": bad]) }.contains("out of range"))
+        }
+        let live = LiveConfig(try load())
+        var changed = try load()
+        changed.eventLoops = 2
+        #expect(live.reload(changed) == ["rpc.event_loops"])
+        #expect(live.current.eventLoops == 16)
     }
 
     @Test func precedenceIsFlagThenEnvironmentThenFile() throws {

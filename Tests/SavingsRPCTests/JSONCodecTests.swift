@@ -27,8 +27,12 @@ import Testing
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }
     }
 
-    @Test func rejectsDuplicateKeys() {
+    @Test func rejectsDuplicateKeys() throws {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(#"{"a":1,"a":2}"#) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(#"{"x":{"b":[1],"c":2,"b":{"d":3}}}"#) }
+        // Many distinct keys are fine.
+        let many = "{" + (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+        #expect(try JSONParser.parse(many)["k19"] == 19)
     }
 
     @Test func boundsNestingDepth() throws {
