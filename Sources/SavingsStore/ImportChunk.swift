@@ -59,7 +59,10 @@ struct ImportChunk {
             let code = sqlite3_step(raw)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw Self.error(raw, code: code, statement) }
-            if let text = sqlite3_column_text(raw, 0) { fresh.insert(String(cString: text)) }
+            // By its length: an external_id may hold any character, NUL too.
+            if let text = sqlite3_column_text(raw, 0) {
+                fresh.insert(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, 0))), as: UTF8.self))
+            }
         }
         // Of rows sharing an external_id, the first went in and the others met it.
         for entry in entries { try body(entry, fresh.remove(entry.key) != nil) }

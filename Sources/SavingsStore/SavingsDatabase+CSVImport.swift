@@ -97,7 +97,8 @@ extension SavingsDatabase {
                     }
                     let row = entry.row
                     result.inserted += 1
-                    // Without allocations nothing is allocated (so none appear), and the balance is not needed.
+                    // An account without allocations allocates nothing (and gets none during the
+                    // import): its running balance is not needed.
                     guard !allocations.isEmpty else { return }
                     if row.amount > 0,
                        let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: row.amount) {

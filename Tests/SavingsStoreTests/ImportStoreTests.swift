@@ -61,6 +61,19 @@ import Testing
         #expect(again.inserted == 0 && again.alreadyPresent == lines.count)
     }
 
+    /// External ids are whole texts, a NUL inside included: such a row is counted inserted
+    /// once, and present the second time.
+    @Test func externalIDsWithANulInside() async throws {
+        let db = try await setUp()
+        let path = try write(["2026-01-02,5,first,a\u{0}b", "2026-01-02,6,second,a\u{0}c"])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try await db.importTransactions(asset: "Bank", path: path, partial: false, now: now, timeZone: utc)
+        #expect(first.inserted == 2 && first.alreadyPresent == 0, "\(first)")
+        let again = try await db.importTransactions(asset: "Bank", path: path, partial: false, now: now, timeZone: utc)
+        #expect(again.inserted == 0 && again.alreadyPresent == 2, "\(again)")
+        #expect(try await balance(db) == 11)
+    }
+
     /// Ids of one import are unique and in order, the counter carrying across bytes.
     @Test func sequentialIDsCarry() throws {
         var first = StoreKey.timeOrdered(at: now).uuid
