@@ -74,10 +74,8 @@ extension SavingsDatabase {
         return grown
     }
 
-    /// Newest first (date, then id). There is no index of all transactions by date (it made
-    /// history imports rewrite most of itself), so each account's rows come newest first from
-    /// its own (asset_id, date) range, a few keys at a time, and a merge takes the newest
-    /// `limit` of them.
+    /// Newest first (date, then id), merged from each account's own date range
+    /// (`NewestTransactions`).
     public func transactions(_ filter: TransactionFilter) async throws -> [AssetTransaction] {
         try await read { db in
             // The accounts listed (nil: all of them).
@@ -91,83 +89,14 @@ extension SavingsDatabase {
                 included = included?.intersection(funding) ?? funding
             }
             guard filter.limit > 0, included?.isEmpty != true else { return [] }
-            var bounds = ""
-            var boundArguments: [(any DatabaseValueConvertible)?] = []
-            if let from = filter.from {
-                bounds += " AND date >= ?"
-                boundArguments.append(Timestamp.format(from))
-            }
-            if let to = filter.to {
-                bounds += " AND date <= ?"
-                boundArguments.append(Timestamp.format(to))
-            }
-            let order = "ORDER BY date DESC, id DESC LIMIT ?"
-            let fromTop = try db.cachedStatement(sql: "SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) \(order)")
-            let fromPosition = try db.cachedStatement(sql: """
-                SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) AND date <= ? AND (date < ? OR id < ?) \(order)
-                """)
-            /// Up to `count` of an account's keys after `position`, oldest first (the next is last).
-            func keys(_ asset: String, after position: (date: String, id: String)?, count: Int) throws -> (keys: [Key], more: Bool) {
-                var arguments = [asset] + boundArguments
-                if let position { arguments += [position.date, position.date, position.id] }
-                arguments.append(count)
-                let rows = try Row.fetchAll(position == nil ? fromTop : fromPosition, arguments: StatementArguments(arguments))
-                return (rows.reversed().map { Key(date: $0[0], id: $0[1], rowID: $0[2]) }, rows.count == count)
-            }
-            // Each account's newest date in bounds (one seek in its index, no row read), newest
-            // first: an account is read only once its newest date is as new as the best row so
-            // far, so a page reads the few busiest accounts, not all of them.
-            var accounts: [(asset: String, newest: String)] = []
-            let newest = try Row.fetchCursor(db, sql: """
-                SELECT a.id, (SELECT MAX(date) FROM asset_transaction WHERE asset_id = a.id\(bounds)\(filter.after == nil ? "" : " AND date <= ?")) FROM asset a
-                """, arguments: StatementArguments(boundArguments + (filter.after.map { [$0.date] } ?? [])))
-            while let row = try newest.next() {
-                let asset: String = row[0]
-                if let date = row[1] as String?, included?.contains(asset) ?? true { accounts.append((asset, date)) }
-            }
-            accounts.sort { $0.newest > $1.newest }
-            var pending: [(asset: String, keys: [Key], more: Bool, batch: Int)] = []
-            func best() -> Int? {
-                var pick: Int?
-                for index in pending.indices {
-                    guard let head = pending[index].keys.last else { continue }
-                    if let current = pick.flatMap({ pending[$0].keys.last }), (head.date, head.id) <= (current.date, current.id) { continue }
-                    pick = index
-                }
-                return pick
-            }
-            var chosen: [Int64] = []
-            while chosen.count < filter.limit {
-                var pick = best()
-                while pending.count < accounts.count, pick.flatMap({ pending[$0].keys.last }).map({ accounts[pending.count].newest >= $0.date }) ?? true {
-                    let asset = accounts[pending.count].asset
-                    let batch = min(filter.limit - chosen.count, 8)
-                    let (first, more) = try keys(asset, after: filter.after, count: batch)
-                    pending.append((asset, first, more, batch))
-                    pick = best()
-                }
-                guard let pick, let key = pending[pick].keys.popLast() else { break }
-                chosen.append(key.rowID)
-                // An account that keeps giving the newest rows is read in growing batches.
-                let wanted = min(filter.limit - chosen.count, 2 * pending[pick].batch)
-                if pending[pick].keys.isEmpty, pending[pick].more, wanted > 0 {
-                    (pending[pick].keys, pending[pick].more) = try keys(pending[pick].asset, after: (key.date, key.id), count: wanted)
-                    pending[pick].batch = wanted
-                }
-            }
+            let rowIDs = try NewestTransactions(db, from: filter.from, to: filter.to)
+                .rowIDs(of: included, after: filter.after, limit: filter.limit)
             let row = try db.cachedStatement(sql: "SELECT * FROM asset_transaction WHERE rowid = ?")
-            return try chosen.map { rowID in
+            return try rowIDs.map { rowID in
                 guard let record = try TransactionRecord.fetchOne(row, arguments: [rowID]) else { throw StoreError.corrupt("transaction row \(rowID)") }
                 return try record.transaction()
             }
         }
-    }
-
-    /// A transaction's place in the newest-first order, and its row.
-    private struct Key {
-        var date: String
-        var id: String
-        var rowID: Int64
     }
 
     public func deleteTransaction(_ id: String) async throws -> AssetTransaction {

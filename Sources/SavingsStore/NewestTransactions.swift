@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import SavingsCore
+
+/// The newest transactions across accounts, newest first (date, then id). There is no index
+/// of all transactions by date (a history import spread its rows over most of that index's
+/// pages), so each account's rows come newest first from its own (asset_id, date) range, a
+/// few keys at a time, and a merge takes the newest of them.
+struct NewestTransactions {
+    /// A transaction's place in the order, and its row.
+    private struct Key {
+        var date: String
+        var id: String
+        var rowID: Int64
+    }
+
+    /// One account's keys read so far (the next one last) and whether it has more.
+    private struct Account {
+        var asset: String
+        var keys: [Key]
+        var more: Bool
+        var batch: Int
+    }
+
+    private let db: Database
+    /// SQL conditions on `date` ("" or " AND …") and their arguments.
+    private let bounds: String
+    private let boundArguments: [(any DatabaseValueConvertible)?]
+
+    init(_ db: Database, from: Date?, to: Date?) {
+        self.db = db
+        var bounds = ""
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let from {
+            bounds += " AND date >= ?"
+            arguments.append(Timestamp.format(from))
+        }
+        if let to {
+            bounds += " AND date <= ?"
+            arguments.append(Timestamp.format(to))
+        }
+        self.bounds = bounds
+        boundArguments = arguments
+    }
+
+    /// The rowids of the newest `limit` transactions of the `included` accounts (nil: all),
+    /// after `position` if given, in order.
+    func rowIDs(of included: Set<String>?, after position: (date: String, id: String)?, limit: Int) throws -> [Int64] {
+        // Each account's newest date in bounds (one seek in its index, no row read), newest
+        // first: an account is read only once its newest date is as new as the best row so
+        // far, so a page reads the few busiest accounts, not all of them.
+        var candidates: [(asset: String, newest: String)] = []
+        let newest = try Row.fetchCursor(db, sql: """
+            SELECT a.id, (SELECT MAX(date) FROM asset_transaction WHERE asset_id = a.id\(bounds)\(position == nil ? "" : " AND date <= ?")) FROM asset a
+            """, arguments: StatementArguments(boundArguments + (position.map { [$0.date] } ?? [])))
+        while let row = try newest.next() {
+            let asset: String = row[0]
+            if let date = row[1] as String?, included?.contains(asset) ?? true { candidates.append((asset, date)) }
+        }
+        candidates.sort { $0.newest > $1.newest }
+        var accounts: [Account] = []
+        var chosen: [Int64] = []
+        while chosen.count < limit {
+            var pick = Self.best(accounts)
+            while accounts.count < candidates.count,
+                  pick.flatMap({ accounts[$0].keys.last }).map({ candidates[accounts.count].newest >= $0.date }) ?? true {
+                let asset = candidates[accounts.count].asset
+                let batch = min(limit - chosen.count, 8)
+                let (keys, more) = try keys(asset, after: position, count: batch)
+                accounts.append(Account(asset: asset, keys: keys, more: more, batch: batch))
+                pick = Self.best(accounts)
+            }
+            guard let pick, let key = accounts[pick].keys.popLast() else { break }
+            chosen.append(key.rowID)
+            // An account that keeps giving the newest rows is read in growing batches.
+            let wanted = min(limit - chosen.count, 2 * accounts[pick].batch)
+            if accounts[pick].keys.isEmpty, accounts[pick].more, wanted > 0 {
+                (accounts[pick].keys, accounts[pick].more) = try keys(accounts[pick].asset, after: (key.date, key.id), count: wanted)
+                accounts[pick].batch = wanted
+            }
+        }
+        return chosen
+    }
+
+    /// The account whose next key is the newest.
+    private static func best(_ accounts: [Account]) -> Int? {
+        var pick: Int?
+        for index in accounts.indices {
+            guard let head = accounts[index].keys.last else { continue }
+            if let current = pick.flatMap({ accounts[$0].keys.last }), (head.date, head.id) <= (current.date, current.id) { continue }
+            pick = index
+        }
+        return pick
+    }
+
+    /// Up to `count` of an account's keys after `position`, oldest first (the next is last).
+    private func keys(_ asset: String, after position: (date: String, id: String)?, count: Int) throws -> (keys: [Key], more: Bool) {
+        let order = "ORDER BY date DESC, id DESC LIMIT ?"
+        let statement = position == nil
+            ? try db.cachedStatement(sql: "SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) \(order)")
+            : try db.cachedStatement(sql: """
+                SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) AND date <= ? AND (date < ? OR id < ?) \(order)
+                """)
+        var arguments = [asset] + boundArguments
+        if let position { arguments += [position.date, position.date, position.id] }
+        arguments.append(count)
+        let rows = try Row.fetchAll(statement, arguments: StatementArguments(arguments))
+        return (rows.reversed().map { Key(date: $0[0], id: $0[1], rowID: $0[2]) }, rows.count == count)
+    }
+}
