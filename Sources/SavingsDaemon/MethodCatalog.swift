@@ -23,8 +23,9 @@ public enum MethodCatalog {
 
     /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
     static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, logger: Logger) -> RPCDispatcher {
-        // Goal checks value every goal: a burst of writes runs them twice, not once per write.
-        let checks = Coalescer { await goals.check() }
+        // Goal checks value every goal: a burst of writes runs them once or twice, not once per
+        // write, and a read right after a write does not share the CPU with them.
+        let checks = Coalescer(after: .milliseconds(250)) { await goals.check() }
         return RPCDispatcher(registry: registry(context: context, refresher: refresher, logger: logger),
                       maxBatch: context.liveConfig.current.maxBatch, onInternalError: { method, error in
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
