@@ -257,8 +257,3 @@ public enum StableHash {
     }
 }
 
-extension String {
-    fileprivate func leftPadded(with pad: Character, to length: Int) -> String {
-        count >= length ? self : String(repeating: pad, count: length - count) + self
-    }
-}

@@ -70,17 +70,20 @@ public struct JSONParser {
             index += 1
             return .object(object)
         }
-        // A request's members fit without growing the table.
-        object.reserveCapacity(6)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
             let key = try parseString()
+            let afterKey = index
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
             skipWhitespace()
-            guard object.updateValue(try parseValue(depth: depth), forKey: key) == nil else { throw failure("duplicate key \"\(key)\"") }
+            // One lookup: the member goes in, and an earlier one of the same key refuses the text
+            // (reported where the repeated key ends).
+            guard object.updateValue(try parseValue(depth: depth), forKey: key) == nil else {
+                throw Failure(message: "duplicate key \"\(key)\"", offset: afterKey)
+            }
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

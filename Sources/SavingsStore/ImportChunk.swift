@@ -33,7 +33,7 @@ struct ImportChunk {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
         func bind(_ index: Int32, _ text: String?) throws {
-            var code = SQLITE_OK
+            let code: Int32
             if var text, !text.isEmpty {
                 code = text.withUTF8 { bytes in
                     bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(raw, index, $0.baseAddress, Int32(bytes.count), Self.transient) }
