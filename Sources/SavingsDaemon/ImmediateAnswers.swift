@@ -20,7 +20,7 @@ final class ImmediateAnswers: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         if pending == 0, let dispatcher, frame.readableBytes <= RPCDispatcher.immediateLineLimit,
-           let answer = dispatcher.handleImmediately(line: Array(frame.readableBytesView)) {
+           let answer = frame.withUnsafeReadableBytes({ dispatcher.handleImmediately(line: $0) }) {
             context.writeAndFlush(wrapOutboundOut(RPCServer.line(answer)), promise: nil)
             return
         }

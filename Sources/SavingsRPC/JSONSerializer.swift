@@ -32,7 +32,7 @@ public enum JSONSerializer {
         text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
-    private static func write(_ value: JSONValue, to out: inout [UInt8]) {
+    static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .null: append("null", to: &out)
         case .bool(let b): b ? append("true", to: &out) : append("false", to: &out)

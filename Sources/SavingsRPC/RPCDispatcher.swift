@@ -26,10 +26,27 @@ public struct RPCDispatcher: Sendable {
     /// Answers `line` at once when it is one request for an immediate method (with an id),
     /// exactly as `handle(line:context:)` would; nil for anything else, which the caller then
     /// hands to `handle(line:context:)`.
-    public func handleImmediately(line: [UInt8]) -> [UInt8]? {
-        guard !immediateNeedles.isEmpty, line.count <= Self.immediateLineLimit, line.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "{"),
-              immediateNeedles.contains(where: { Self.contains(line, $0) }),
-              let value = try? JSONParser.parse(line), case .success(let request) = RPCRequest.decode(value),
+    public func handleImmediately(line: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard !immediateNeedles.isEmpty, line.count <= Self.immediateLineLimit else { return nil }
+        // The plain form of a call (what a health check sends) is read without building its
+        // JSON value, and its answer written without building the envelope's.
+        if let plain = PlainRequest.scan(line) {
+            guard let (spec, handler) = registry.immediate(plain.method) else { return nil }
+            let id = line[plain.id]
+            do {
+                return Self.success(id: id, result: try handler(try registry.validate([:], for: spec)))
+            } catch {
+                let requestID: RequestID = id.first == UInt8(ascii: "\"")
+                    ? .string(String(decoding: id.dropFirst().dropLast(), as: UTF8.self))
+                    : .number(String(decoding: id, as: UTF8.self))
+                return JSONSerializer.bytes(RPCResponse.failure(id: requestID, error: failure(plain.method, error)))
+            }
+        }
+        guard line.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "{"),
+              immediateNeedles.contains(where: { Self.contains(line, $0) })
+        else { return nil }
+        let bytes = Array(line)
+        guard let value = try? JSONParser.parse(bytes), case .success(let request) = RPCRequest.decode(value),
               let id = request.id, let (spec, handler) = registry.immediate(request.method)
         else { return nil }
         let response: JSONValue
@@ -41,7 +58,24 @@ public struct RPCDispatcher: Sendable {
         return JSONSerializer.bytes(response)
     }
 
-    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    public func handleImmediately(line: [UInt8]) -> [UInt8]? {
+        line.withUnsafeBytes { handleImmediately(line: $0) }
+    }
+
+    /// `RPCResponse.success(id:result:)` serialized, for an id already in JSON form: the
+    /// members in the serializer's (sorted) order.
+    static func success(id: Slice<UnsafeRawBufferPointer>, result: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + id.count)
+        out.append(contentsOf: #"{"id":"#.utf8)
+        out.append(contentsOf: id)
+        out.append(contentsOf: #","jsonrpc":"2.0","result":"#.utf8)
+        JSONSerializer.write(result, to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
         var start = 0
         while start + needle.count <= haystack.count {
