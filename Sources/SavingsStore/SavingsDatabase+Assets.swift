@@ -107,9 +107,8 @@ extension SavingsDatabase {
     }
 
     private func loadPortfolio(now: Date, pivot: CurrencyCode) async throws -> (Portfolio, Date?) {
-        try await read { db in
-            let goals = try GoalRecord.order(Column("name_key")).fetchAll(db).map { try $0.goal() }
-            let assets = try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
+        let structureVersion = structure.version
+        return try await read { db in
             // Maintained totals, less whatever is dated after now.
             var sums: [String: Decimal] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT asset_id, total FROM asset_balance") {
@@ -128,13 +127,10 @@ extension SavingsDatabase {
             }
             var balances: [UUID: Decimal] = [:]
             for (id, sum) in sums { balances[try StoreKey.uuid(id)] = sum }
-            let allocations = try AllocationRecord.fetchAll(db).map { try $0.allocation() }
-            // Only each pair's newest rate matters here; history stays on disk.
-            let rates = try RateRecord.fetchAll(db, sql: """
-                SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
-                """).map { try $0.exchangeRate() }
-            return (Portfolio(goals: goals, assets: assets, balances: balances, allocations: allocations,
-                              rates: RateTable(rates: rates, pivot: pivot)), next.flatMap { try? Timestamp.parse($0, field: "date") })
+            // The snapshot is taken (the statements above read from it).
+            let parts = try structure.structure(db, before: structureVersion)
+            return (Portfolio(goals: parts.goals, assets: parts.assets, balances: balances, allocations: parts.allocations,
+                              rates: RateTable(rates: parts.rates, pivot: pivot)), next.flatMap { try? Timestamp.parse($0, field: "date") })
         }
     }
 }

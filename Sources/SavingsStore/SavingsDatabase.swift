@@ -8,6 +8,7 @@ public struct SavingsDatabase: Sendable {
     let writer: any DatabaseWriter
     let figures = FigureCache()
     let windows = WindowCache()
+    let structure = StructureCache()
 
     /// Opens (creating if needed) the database file, refusing one written by a newer schema.
     ///
@@ -59,7 +60,10 @@ public struct SavingsDatabase: Sendable {
         } catch {
             throw StoreError(message: "database migration failed: \(error)")
         }
-        try writer.writeWithoutTransaction { db in try windows.install(on: db) }
+        try writer.writeWithoutTransaction { db in
+            try windows.install(on: db)
+            structure.install(on: db)
+        }
     }
 
     /// Reads the applied migrations without writing anything; unknown ones mean a newer build
