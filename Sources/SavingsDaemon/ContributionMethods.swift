@@ -52,7 +52,7 @@ enum ContributionMethods {
                 "transaction": Wire.transaction(contribution.transaction, asset: contribution.asset),
                 "asset": valuation.asset(contribution.asset.id, valueCurrency: currency).map(Wire.asset) ?? .null,
                 "asset_created": .bool(contribution.assetCreated),
-                "goal": Wire.goal(valuation.figures(for: contribution.goal)),
+                "goal": context.goalJSON(valuation.figures(for: contribution.goal)),
             ]
         }
 

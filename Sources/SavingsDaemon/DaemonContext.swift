@@ -64,12 +64,15 @@ public struct DaemonContext: Sendable {
         if let known = figures.dashboard(key) { return Self.dashboard(known, now: clock.now()) }
         let computed = valuation.dashboard(currency: currency)
         let stale = try await database.stalePlans(current: month, offset: 0, limit: 1).total
-        let entry = FiguresCache.Dashboard(figures: computed, goals: .array(computed.goals.map(Wire.goal)),
+        let entry = FiguresCache.Dashboard(figures: computed, goals: .array(computed.goals.map(goalJSON)),
                                            month: try await ExecutionProgress.summary(month, currency: currency, context: self),
                                            staleDrafts: stale)
         figures.keep(key, entry)
         return Self.dashboard(entry, now: clock.now())
     }
+
+    /// A goal with its figures (`Wire.goal`), rendered again only when they moved.
+    func goalJSON(_ goal: GoalFigures) -> JSONValue { figures.goals.render(goal.goal.id, goal, Wire.goal) }
 
     static func dashboard(_ entry: FiguresCache.Dashboard, now: Date) -> JSONValue {
         guard case .object(var object) = Wire.dashboard(entry.figures, now: now, goals: entry.goals) else { return .null }
@@ -195,9 +198,10 @@ final class FiguresCache: Sendable {
     private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: Dashboard], progress: [ProgressKey: Progress])>((nil, [:], [:]))
     /// The executing month's planned lines, parsed once from its frozen snapshot text.
     private let planned = Mutex<(text: String, lines: [ExecutionProgress.Line])?>(nil)
-    /// Each goal's last rendered progress line: after a write, only goals whose figures moved
-    /// are rendered again.
-    private let goalLines = Mutex<[UUID: (line: ExecutionProgress.Line, json: JSONValue)]>([:])
+    /// Each goal's last rendered progress line and figures: after a write, only goals whose
+    /// figures moved are rendered again.
+    let goalLines = RenderedGoals<ExecutionProgress.Line>()
+    let goals = RenderedGoals<GoalFigures>()
 
     /// nil when the text does not parse.
     func plannedLines(of text: String, parse: (JSONValue) -> [ExecutionProgress.Line]) -> [ExecutionProgress.Line]? {
@@ -206,16 +210,6 @@ final class FiguresCache: Sendable {
         let lines = parse(snapshot)
         planned.withLock { $0 = (text, lines) }
         return lines
-    }
-
-    func goalLine(_ line: ExecutionProgress.Line, render: (ExecutionProgress.Line) -> JSONValue) -> JSONValue {
-        if let known = goalLines.withLock({ $0[line.goalID] }), known.line == line { return known.json }
-        let json = render(line)
-        goalLines.withLock { lines in
-            if lines.count >= 100_000 { lines = [:] }  // goals come and go over the years
-            lines[line.goalID] = (line, json)
-        }
-        return json
     }
 
     func valuation(of snapshot: UInt64) -> Valuation? {
@@ -257,5 +251,21 @@ final class FiguresCache: Sendable {
             state.dashboards = state.dashboards.filter { $0.key.snapshot >= key.snapshot }
             state.dashboards[key] = value
         }
+    }
+}
+
+/// The JSON last rendered for each goal from a value (its figures, its progress line): a value
+/// equal to the one rendered gets the same JSON without rendering it again.
+final class RenderedGoals<Value: Equatable & Sendable>: Sendable {
+    private let rendered = Mutex<[UUID: (value: Value, json: JSONValue)]>([:])
+
+    func render(_ goalID: UUID, _ value: Value, _ render: (Value) -> JSONValue) -> JSONValue {
+        if let known = rendered.withLock({ $0[goalID] }), known.value == value { return known.json }
+        let json = render(value)
+        rendered.withLock { rendered in
+            if rendered.count >= 100_000 { rendered = [:] }  // goals come and go over the years
+            rendered[goalID] = (value, json)
+        }
+        return json
     }
 }

@@ -99,7 +99,7 @@ enum ExecutionProgress {
             "started_at": Wire.timestamp(startedAt),
             "completed_at": completedAt.map(Wire.timestamp) ?? .null,
             "can_undo_until": canUndoUntil.map(Wire.timestamp) ?? .null,
-            "goals": .array(lines.map { context.figures.goalLine($0, render: goal) }),
+            "goals": .array(lines.map { context.figures.goalLines.render($0.goalID, $0, goal) }),
             "totals": ["currency": .string(display.code), "planned": Wire.money(plannedTotal, display),
                        "contributed": Wire.money(contributedTotal, display),
                        "remaining": Wire.money(max(0, plannedTotal - contributedTotal), display)],

@@ -9,7 +9,7 @@ enum GoalMethods {
 
     /// A goal with its figures from the one valuation.
     static func encode(_ goal: Goal, context: DaemonContext) async throws -> JSONValue {
-        Wire.goal(try await context.valuation().figures(for: goal))
+        context.goalJSON(try await context.valuation().figures(for: goal))
     }
 
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {
@@ -44,7 +44,7 @@ enum GoalMethods {
             let includeArchived = params.bool("include_archived") ?? false
             let valuation = try await context.valuation()
             let goals = valuation.portfolio.goals.filter { includeArchived || !$0.archived }
-            return ["goals": .array(goals.map { Wire.goal(valuation.figures(for: $0)) })]
+            return ["goals": .array(goals.map { context.goalJSON(valuation.figures(for: $0)) })]
         }
 
         registry.register(MethodSpec(
