@@ -107,7 +107,7 @@ extension SavingsDatabase {
     }
 
     private func loadPortfolio(now: Date, pivot: CurrencyCode) async throws -> (Portfolio, Date?) {
-        let structureVersion = structure.version
+        let structureVersions = structure.versions
         return try await read { db in
             // Maintained totals, less whatever is dated after now.
             var sums: [String: Decimal] = [:]
@@ -128,7 +128,7 @@ extension SavingsDatabase {
             var balances: [UUID: Decimal] = [:]
             for (id, sum) in sums { balances[try StoreKey.uuid(id)] = sum }
             // The snapshot is taken (the statements above read from it).
-            let parts = try structure.structure(db, before: structureVersion)
+            let parts = try structure.structure(db, before: structureVersions)
             return (Portfolio(goals: parts.goals, assets: parts.assets, balances: balances, allocations: parts.allocations,
                               rates: RateTable(rates: parts.rates, pivot: pivot)), next.flatMap { try? Timestamp.parse($0, field: "date") })
         }

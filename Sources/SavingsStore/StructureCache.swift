@@ -3,18 +3,19 @@ import GRDB
 import SavingsCore
 import Synchronization
 
-/// The part of the figures' snapshot that only writes to goals, assets, allocations and rates
-/// change: those rows, decoded. A deposit, a withdrawal or an import changes balances alone, so
-/// the snapshot read after it takes these from here instead of reading and decoding every goal
+/// The parts of the figures' snapshot that change only with writes to their own table: goals,
+/// assets, allocations and newest rates, decoded. A deposit changes balances (and, into an
+/// account reserved for one goal, that allocation), so the snapshot read after it takes the
+/// goals and everything else unchanged from here instead of reading and decoding every goal
 /// again (at a thousand goals, most of the snapshot's cost).
 ///
-/// Never stale: an observer on the writer moves the version on at the first change a write
-/// transaction makes to one of these tables (while it is still in progress) and again when it
-/// ends, committed or not. A reading uses the kept structure only if the version it read
-/// before its read transaction began, the kept structure's version and the version once its
-/// snapshot is taken are all the same: then no such write ended or began in between, and what
-/// is kept is what its snapshot holds. A structure read is kept only if the version did not
-/// move from before its read transaction began to after the read.
+/// Never stale: an observer on the writer moves a table's version at the first change a write
+/// transaction makes to it (while it is still in progress) and again when the transaction
+/// ends, committed or not. A reading uses a kept part only if the table's version it read
+/// before its read transaction began, the kept part's version and the version once its
+/// snapshot is taken are all the same: then no write to that table ended or began in between,
+/// and what is kept is what its snapshot holds. A part read is kept only if its version did
+/// not move from before the read transaction began to after the read.
 final class StructureCache: Sendable {
     struct Structure: Sendable {
         var goals: [Goal]
@@ -23,83 +24,99 @@ final class StructureCache: Sendable {
         var rates: [ExchangeRate]
     }
 
-    /// The tables the structure is read from. Rows of other tables deleted with one of these
-    /// (allocations with their goal or asset) go with a change to these.
-    static let tables: Set<String> = ["goal", "asset", "allocation", "rate"]
+    /// The tables, in the order of `Versions`. Rows of one deleted with a row of another
+    /// (allocations with their goal or asset) are reported as changes of their own table.
+    static let tables = ["goal", "asset", "allocation", "rate"]
 
-    private let state = Mutex<(version: UInt64, kept: (version: UInt64, structure: Structure)?)>((0, nil))
-    /// How many times the structure was read from the database (tests).
-    private let readCount = Atomic<Int>(0)
+    typealias Versions = [UInt64]
+
+    private struct State {
+        var versions: Versions = Array(repeating: 0, count: StructureCache.tables.count)
+        var goals: (version: UInt64, value: [Goal])?
+        var assets: (version: UInt64, value: [Asset])?
+        var allocations: (version: UInt64, value: [Allocation])?
+        var rates: (version: UInt64, value: [ExchangeRate])?
+    }
+
+    private let state = Mutex(State())
+    /// How many times each table was read (tests).
+    private let readCounts = Mutex(Array(repeating: 0, count: StructureCache.tables.count))
 
     /// Run on the writer connection only.
     func install(on db: Database) {
         db.add(transactionObserver: StructureWrites(cache: self), extent: .databaseLifetime)
     }
 
-    /// Taken before a read transaction begins, and again once its snapshot is taken.
-    var version: UInt64 { state.withLock { $0.version } }
+    /// Taken before a read transaction begins.
+    var versions: Versions { state.withLock { $0.versions } }
 
-    var reads: Int { readCount.load(ordering: .relaxed) }
+    func reads(of table: String) -> Int { readCounts.withLock { $0[Self.tables.firstIndex(of: table)!] } }
 
-    /// The structure as of `db`'s snapshot: kept, or read (and kept if it may be).
-    /// `before` is the version read before the read transaction began; the snapshot must
+    /// The structure as of `db`'s snapshot: each part kept, or read (and kept if it may be).
+    /// `before` is what `versions` gave before the read transaction began; the snapshot must
     /// already be taken (a statement has read from it).
-    func structure(_ db: Database, before: UInt64) throws -> Structure {
-        let kept: Structure? = state.withLock { state in
-            guard state.version == before, let kept = state.kept, kept.version == before else { return nil }
-            return kept.structure
+    func structure(_ db: Database, before: Versions) throws -> Structure {
+        let goals = try part(0, \.goals, before: before) {
+            try GoalRecord.order(Column("name_key")).fetchAll(db).map { try $0.goal() }
         }
-        if let kept { return kept }
-        readCount.add(1, ordering: .relaxed)
-        let structure = try Self.read(db)
-        state.withLock { state in
-            if state.version == before { state.kept = (before, structure) }
+        let assets = try part(1, \.assets, before: before) {
+            try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
         }
-        return structure
-    }
-
-    private static func read(_ db: Database) throws -> Structure {
-        let goals = try GoalRecord.order(Column("name_key")).fetchAll(db).map { try $0.goal() }
-        let assets = try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
-        let allocations = try AllocationRecord.fetchAll(db).map { try $0.allocation() }
-        // Only each pair's newest rate matters here; history stays on disk.
-        let rates = try RateRecord.fetchAll(db, sql: """
-            SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
-            """).map { try $0.exchangeRate() }
+        let allocations = try part(2, \.allocations, before: before) {
+            try AllocationRecord.fetchAll(db).map { try $0.allocation() }
+        }
+        let rates = try part(3, \.rates, before: before) {
+            // Only each pair's newest rate matters here; history stays on disk.
+            try RateRecord.fetchAll(db, sql: """
+                SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
+                """).map { try $0.exchangeRate() }
+        }
         return Structure(goals: goals, assets: assets, allocations: allocations, rates: rates)
     }
 
-    /// A write changed, or ended after changing, one of the tables.
-    fileprivate func moved() {
-        state.withLock { state in
-            state.version &+= 1
-            state.kept = nil
+    private func part<Value: Sendable>(_ table: Int, _ kept: WritableKeyPath<State, (version: UInt64, value: Value)?>,
+                                       before: Versions, read: () throws -> Value) rethrows -> Value {
+        let version = before[table]
+        let known: Value? = state.withLock { state in
+            guard state.versions[table] == version, let kept = state[keyPath: kept], kept.version == version else { return nil }
+            return kept.value
         }
+        if let known { return known }
+        readCounts.withLock { $0[table] += 1 }
+        let value = try read()
+        state.withLock { state in
+            if state.versions[table] == version { state[keyPath: kept] = (version, value) }
+        }
+        return value
+    }
+
+    /// A write changed, or ended after changing, the table: what is kept of it is no longer
+    /// used (its version no longer matches) and is replaced by the next read.
+    fileprivate func moved(_ table: Int) {
+        state.withLock { $0.versions[table] &+= 1 }
     }
 }
 
 /// Tells the cache about the writer's transactions that change its tables.
 private final class StructureWrites: TransactionObserver {
     let cache: StructureCache
-    /// Touched on the writer's queue only.
-    private var changing = false
+    /// The tables the transaction in progress has changed (touched on the writer's queue only).
+    private var changing: Set<Int> = []
 
     init(cache: StructureCache) { self.cache = cache }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { StructureCache.tables.contains(eventKind.tableName) }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        guard !changing else { return }
-        changing = true
-        cache.moved()
+        guard let table = StructureCache.tables.firstIndex(of: event.tableName), changing.insert(table).inserted else { return }
+        cache.moved(table)
     }
 
     func databaseDidCommit(_ db: Database) { end() }
     func databaseDidRollback(_ db: Database) { end() }
 
     private func end() {
-        guard changing else { return }
-        changing = false
-        cache.moved()
+        for table in changing { cache.moved(table) }
+        changing = []
     }
 }

@@ -4,8 +4,8 @@ import SavingsCore
 import Testing
 @testable import SavingsStore
 
-/// Goals, assets, allocations and rates are read again only after a write to one of them, and
-/// the snapshot after such a write always shows it.
+/// Goals, assets, allocations and rates are each read again only after a write to their own
+/// table, and the snapshot after such a write always shows it.
 @Suite struct StructureCacheTests {
     let utc = TimeZone(identifier: "UTC")!
     let start = Date(timeIntervalSince1970: 1_795_000_000)
@@ -26,15 +26,29 @@ import Testing
 
     func portfolio(_ db: SavingsDatabase) async throws -> Portfolio { try await db.portfolio(now: start, pivot: usd) }
 
+    func reads(_ db: SavingsDatabase) -> [Int] { StructureCache.tables.map { db.structure.reads(of: $0) } }
+
     @Test func depositsDoNotReadTheStructureAgain() async throws {
         let db = try await setUp()
         _ = try await portfolio(db)
-        let reads = db.structure.reads
+        let before = reads(db)
         for n in 1...5 {
             _ = try await db.addTransaction(asset: "Wallet", amount: 1, date: start, note: nil, externalID: nil, now: start, timeZone: utc)
             #expect(try await portfolio(db).balances.values.first == Decimal(10 + n))
         }
-        #expect(db.structure.reads == reads)
+        #expect(reads(db) == before)
+    }
+
+    /// A deposit into an account reserved for one goal grows that allocation: allocations are
+    /// read again, goals, assets and rates are not.
+    @Test func anAutoAllocatedDepositReadsAllocationsAlone() async throws {
+        let db = try await setUp()
+        _ = try await db.setAllocation(asset: "Wallet", goal: "Trip", amount: 10, now: start, timeZone: utc)
+        _ = try await portfolio(db)
+        let before = reads(db)
+        _ = try await db.addTransaction(asset: "Wallet", amount: 5, date: start, note: nil, externalID: nil, now: start, timeZone: utc)
+        #expect(try await portfolio(db).allocations.map(\.amount) == [15])
+        #expect(reads(db) == [before[0], before[1], before[2] + 1, before[3]])
     }
 
     @Test func everyWriteToTheStructureIsSeenAtOnce() async throws {
@@ -62,17 +76,18 @@ import Testing
     @Test func theVersionMovesWhileTheWriteIsInProgress() async throws {
         let db = try await setUp()
         _ = try await portfolio(db)
-        let before = db.structure.version
-        let during = try await db.writer.write { conn -> UInt64 in
+        let before = db.structure.versions
+        let during = try await db.writer.write { conn -> [UInt64] in
             try conn.execute(sql: "UPDATE goal SET name = 'Voyage' WHERE name = 'Trip'")
-            return db.structure.version
+            return db.structure.versions
         }
-        #expect(during != before)
-        #expect(db.structure.version != during, "and again once it has ended")
-        // A writer that touches other tables alone leaves it where it was.
-        let settled = db.structure.version
+        #expect(during[0] != before[0])
+        #expect(Array(during[1...]) == Array(before[1...]), "the other tables' versions stay")
+        #expect(db.structure.versions[0] != during[0], "and again once it has ended")
+        // A writer that touches other tables alone leaves them where they were.
+        let settled = db.structure.versions
         try await db.writer.write { conn in try conn.execute(sql: "UPDATE asset_transaction SET note = 'x'") }
-        #expect(db.structure.version == settled)
+        #expect(db.structure.versions == settled)
     }
 
     /// A structure write that ends between the version read and the snapshot: the kept
@@ -80,32 +95,32 @@ import Testing
     @Test func aWriteBetweenTheVersionAndTheSnapshotIsNotMissed() async throws {
         let db = try await setUp()
         _ = try await portfolio(db)
-        let before = db.structure.version
+        let before = db.structure.versions
         _ = try await db.createGoal(goal("Bike"), now: start)
-        let reads = db.structure.reads
+        let reads = db.structure.reads(of: "goal")
         let names = try await db.writer.read { conn in try db.structure.structure(conn, before: before).goals.map(\.name) }
         #expect(names == ["Bike", "Trip"])
-        #expect(db.structure.reads == reads + 1)
+        #expect(db.structure.reads(of: "goal") == reads + 1)
         _ = try await portfolio(db)
-        #expect(db.structure.reads == reads + 2, "not kept under the version from before the write")
+        #expect(db.structure.reads(of: "goal") == reads + 2, "not kept under the version from before the write")
         _ = try await portfolio(db)
         _ = try await db.addTransaction(asset: "Wallet", amount: 1, date: start, note: nil, externalID: nil, now: start, timeZone: utc)
         _ = try await portfolio(db)
-        #expect(db.structure.reads == reads + 2)
+        #expect(db.structure.reads(of: "goal") == reads + 2)
     }
 
     /// A write that fails after changing the structure rolls back, and the version still moves.
     @Test func aRolledBackWriteMovesTheVersionToo() async throws {
         let db = try await setUp()
         _ = try await portfolio(db)
-        let before = db.structure.version
+        let before = db.structure.versions
         await #expect(throws: (any Error).self) {
             try await db.writer.write { conn in
                 try conn.execute(sql: "UPDATE goal SET name = 'Voyage'")
                 throw CancellationError()
             }
         }
-        #expect(db.structure.version != before)
+        #expect(db.structure.versions[0] != before[0])
         #expect(try await portfolio(db).goals.map(\.name) == ["Trip"])
     }
 }
