@@ -150,21 +150,22 @@ enum ExecutionProgress {
     /// The month's planned and contributed sums in `currency`, and the pairs without a rate.
     static func totals(_ lines: [Line], in currency: CurrencyCode, rates: RateTable)
         -> (planned: Decimal, contributed: Decimal, missing: Set<String>) {
+        // Summed in each goal's own currency first, then converted once per currency: a
+        // thousand goals in three currencies are three conversions, not two thousand.
+        var sums: [CurrencyCode: (planned: Decimal, contributed: Decimal)] = [:]
+        for line in lines {
+            sums[line.currency, default: (0, 0)].planned += line.planned
+            sums[line.currency, default: (0, 0)].contributed += line.contributed
+        }
         var planned = Decimal(0), contributed = Decimal(0)
         var missing = Set<String>()
-        var conversions: [CurrencyCode: Conversion?] = [:]
-        for line in lines {
-            let known = conversions[line.currency] ?? {
-                let found = rates.conversion(from: line.currency, to: currency)
-                conversions[line.currency] = found
-                return found
-            }()
-            guard let conversion = known else {
-                missing.insert(RateTable.missingPair(line.currency, currency))
+        for (code, sum) in sums.sorted(by: { $0.key.code < $1.key.code }) {
+            guard let conversion = rates.conversion(from: code, to: currency) else {
+                missing.insert(RateTable.missingPair(code, currency))
                 continue
             }
-            planned += line.planned * conversion.rate
-            contributed += line.contributed * conversion.rate
+            planned += sum.planned * conversion.rate
+            contributed += sum.contributed * conversion.rate
         }
         return (planned, contributed, missing)
     }
