@@ -24,14 +24,24 @@ final class StructureCache: Sendable {
         var rates: [ExchangeRate]
     }
 
-    /// The tables, in the order of `Versions`. Rows of one deleted with a row of another
-    /// (allocations with their goal or asset) are reported as changes of their own table.
-    static let tables = ["goal", "asset", "allocation", "rate"]
+    /// The tables (a case's name is its table's); `Versions` is indexed by the raw value. Rows
+    /// of one deleted with a row of another (allocations with their goal or asset) are reported
+    /// as changes of their own table.
+    enum Table: Int, CaseIterable {
+        case goal, asset, allocation, rate
+
+        private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ("\($0)", $0) })
+
+        init?(name: String) {
+            guard let table = Self.byName[name] else { return nil }
+            self = table
+        }
+    }
 
     typealias Versions = [UInt64]
 
     private struct State {
-        var versions: Versions = Array(repeating: 0, count: StructureCache.tables.count)
+        var versions: Versions = Array(repeating: 0, count: Table.allCases.count)
         var goals: (version: UInt64, value: [Goal])?
         var assets: (version: UInt64, value: [Asset])?
         var allocations: (version: UInt64, value: [Allocation])?
@@ -40,7 +50,7 @@ final class StructureCache: Sendable {
 
     private let state = Mutex(State())
     /// How many times each table was read (tests).
-    private let readCounts = Mutex(Array(repeating: 0, count: StructureCache.tables.count))
+    private let readCounts = Mutex(Array(repeating: 0, count: Table.allCases.count))
 
     /// Run on the writer connection only.
     func install(on db: Database) {
@@ -50,22 +60,22 @@ final class StructureCache: Sendable {
     /// Taken before a read transaction begins.
     var versions: Versions { state.withLock { $0.versions } }
 
-    func reads(of table: String) -> Int { readCounts.withLock { $0[Self.tables.firstIndex(of: table)!] } }
+    func reads(of table: Table) -> Int { readCounts.withLock { $0[table.rawValue] } }
 
     /// The structure as of `db`'s snapshot: each part kept, or read (and kept if it may be).
     /// `before` is what `versions` gave before the read transaction began; the snapshot must
     /// already be taken (a statement has read from it).
     func structure(_ db: Database, before: Versions) throws -> Structure {
-        let goals = try part(0, \.goals, before: before) {
+        let goals = try part(.goal, \.goals, before: before) {
             try GoalRecord.order(Column("name_key")).fetchAll(db).map { try $0.goal() }
         }
-        let assets = try part(1, \.assets, before: before) {
+        let assets = try part(.asset, \.assets, before: before) {
             try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
         }
-        let allocations = try part(2, \.allocations, before: before) {
+        let allocations = try part(.allocation, \.allocations, before: before) {
             try AllocationRecord.fetchAll(db).map { try $0.allocation() }
         }
-        let rates = try part(3, \.rates, before: before) {
+        let rates = try part(.rate, \.rates, before: before) {
             // Only each pair's newest rate matters here; history stays on disk.
             try RateRecord.fetchAll(db, sql: """
                 SELECT r.* FROM rate r WHERE r.id = (SELECT id FROM rate WHERE base = r.base AND quote = r.quote ORDER BY as_of DESC, id DESC LIMIT 1)
@@ -74,26 +84,26 @@ final class StructureCache: Sendable {
         return Structure(goals: goals, assets: assets, allocations: allocations, rates: rates)
     }
 
-    private func part<Value: Sendable>(_ table: Int, _ kept: WritableKeyPath<State, (version: UInt64, value: Value)?>,
+    private func part<Value: Sendable>(_ table: Table, _ kept: WritableKeyPath<State, (version: UInt64, value: Value)?>,
                                        before: Versions, read: () throws -> Value) rethrows -> Value {
-        let version = before[table]
+        let version = before[table.rawValue]
         let known: Value? = state.withLock { state in
-            guard state.versions[table] == version, let kept = state[keyPath: kept], kept.version == version else { return nil }
+            guard state.versions[table.rawValue] == version, let kept = state[keyPath: kept], kept.version == version else { return nil }
             return kept.value
         }
         if let known { return known }
-        readCounts.withLock { $0[table] += 1 }
+        readCounts.withLock { $0[table.rawValue] += 1 }
         let value = try read()
         state.withLock { state in
-            if state.versions[table] == version { state[keyPath: kept] = (version, value) }
+            if state.versions[table.rawValue] == version { state[keyPath: kept] = (version, value) }
         }
         return value
     }
 
     /// A write changed, or ended after changing, the table: what is kept of it is no longer
     /// used (its version no longer matches) and is replaced by the next read.
-    fileprivate func moved(_ table: Int) {
-        state.withLock { $0.versions[table] &+= 1 }
+    fileprivate func moved(_ table: Table) {
+        state.withLock { $0.versions[table.rawValue] &+= 1 }
     }
 }
 
@@ -101,14 +111,14 @@ final class StructureCache: Sendable {
 private final class StructureWrites: TransactionObserver {
     let cache: StructureCache
     /// The tables the transaction in progress has changed (touched on the writer's queue only).
-    private var changing: Set<Int> = []
+    private var changing: Set<StructureCache.Table> = []
 
     init(cache: StructureCache) { self.cache = cache }
 
-    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { StructureCache.tables.contains(eventKind.tableName) }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { StructureCache.Table(name: eventKind.tableName) != nil }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        guard let table = StructureCache.tables.firstIndex(of: event.tableName), changing.insert(table).inserted else { return }
+        guard let table = StructureCache.Table(name: event.tableName), changing.insert(table).inserted else { return }
         cache.moved(table)
     }
 

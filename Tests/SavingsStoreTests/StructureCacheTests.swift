@@ -26,7 +26,7 @@ import Testing
 
     func portfolio(_ db: SavingsDatabase) async throws -> Portfolio { try await db.portfolio(now: start, pivot: usd) }
 
-    func reads(_ db: SavingsDatabase) -> [Int] { StructureCache.tables.map { db.structure.reads(of: $0) } }
+    func reads(_ db: SavingsDatabase) -> [Int] { StructureCache.Table.allCases.map { db.structure.reads(of: $0) } }
 
     @Test func depositsDoNotReadTheStructureAgain() async throws {
         let db = try await setUp()
@@ -97,16 +97,16 @@ import Testing
         _ = try await portfolio(db)
         let before = db.structure.versions
         _ = try await db.createGoal(goal("Bike"), now: start)
-        let reads = db.structure.reads(of: "goal")
+        let reads = db.structure.reads(of: .goal)
         let names = try await db.writer.read { conn in try db.structure.structure(conn, before: before).goals.map(\.name) }
         #expect(names == ["Bike", "Trip"])
-        #expect(db.structure.reads(of: "goal") == reads + 1)
+        #expect(db.structure.reads(of: .goal) == reads + 1)
         _ = try await portfolio(db)
-        #expect(db.structure.reads(of: "goal") == reads + 2, "not kept under the version from before the write")
+        #expect(db.structure.reads(of: .goal) == reads + 2, "not kept under the version from before the write")
         _ = try await portfolio(db)
         _ = try await db.addTransaction(asset: "Wallet", amount: 1, date: start, note: nil, externalID: nil, now: start, timeZone: utc)
         _ = try await portfolio(db)
-        #expect(db.structure.reads(of: "goal") == reads + 2)
+        #expect(db.structure.reads(of: .goal) == reads + 2)
     }
 
     /// A write that fails after changing the structure rolls back, and the version still moves.
