@@ -110,10 +110,11 @@ public struct TransactionCSVRow: Sendable, Equatable {
     /// `Amount.plainText(amount)`, the stored form, worked out once from the file's text.
     public let amountText: String
 
-    public init(line: Int, date: Date, amount: Decimal, note: String?, externalID: String?, amountText: String? = nil) {
+    public init(line: Int, date: Date, amount: Decimal, note: String?, externalID: String?, amountText: String? = nil,
+                dateText: String? = nil) {
         self.line = line
         self.date = date
-        self.dateText = Timestamp.format(date)
+        self.dateText = dateText ?? Timestamp.format(date)
         self.amount = amount
         self.note = note
         self.externalID = externalID
@@ -149,6 +150,11 @@ public struct TransactionCSVFormat: Sendable {
     public let timeZone: TimeZone
     public let now: Date
     private let calendar: Calendar
+    /// Where each column is, looked up once rather than by name on every row.
+    private let dateColumn: Int, amountColumn: Int, noteColumn: Int?, externalIDColumn: Int?
+    /// The last row's date field and what it gave: files list many rows a day in order, and
+    /// a calendar computation and a timestamp formatting per row showed in an import's profile.
+    private var lastDay: (field: String, date: Date, stored: String)?
     public static let maxExternalIDLength = 200
 
     /// Reads the header; unknown or missing columns are refused with the line number.
@@ -167,6 +173,7 @@ public struct TransactionCSVFormat: Sendable {
             throw DomainError.invalidField("path", "line \(header.line): the header must name date and amount columns")
         }
         self.columns = columns
+        (dateColumn, amountColumn, noteColumn, externalIDColumn) = (columns["date"]!, columns["amount"]!, columns["note"], columns["external_id"])
         self.timeZone = timeZone
         self.now = now
         var calendar = Calendar(identifier: .gregorian)
@@ -184,33 +191,40 @@ public struct TransactionCSVFormat: Sendable {
     }
 
     /// A row, or the reason it is refused (prefixed with nothing: the caller adds the line).
-    public func row(_ record: CSVTokenizer.Record) throws -> TransactionCSVRow {
-        func value(_ name: String) -> String? {
-            columns[name].flatMap { $0 < record.fields.count ? Self.trimmed(record.fields[$0]) : nil }
-        }
+    public mutating func row(_ record: CSVTokenizer.Record) throws -> TransactionCSVRow {
         guard record.fields.count == columns.count else {
             throw DomainError.invalidField("path", "expected \(columns.count) fields, found \(record.fields.count)")
         }
-        let dateText = value("date") ?? ""
-        let date: Date
-        if dateText.count == 10, let day = try? CalendarDate(parsing: dateText, field: "date") {
-            date = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
-        } else if let instant = try? Timestamp.parse(dateText, field: "date") {
-            date = instant
-        } else {
-            throw DomainError.invalidField("date", "'\(dateText)' is not a date (YYYY-MM-DD or ISO 8601)")
-        }
-        guard date.timeIntervalSince(now) <= 60 else { throw DomainError.invalidField("date", "\(dateText) is in the future") }
-        let amountText = value("amount") ?? ""
+        func value(_ column: Int?) -> String? { column.map { Self.trimmed(record.fields[$0]) } }
+        let dateText = Self.trimmed(record.fields[dateColumn])
+        let (date, storedDate) = try day(dateText)
+        let amountText = Self.trimmed(record.fields[amountColumn])
         let amount = try AssetTransaction.validAmount(amountText)
-        let note = value("note").flatMap { $0.isEmpty ? nil : $0 }
+        let note = value(noteColumn).flatMap { $0.isEmpty ? nil : $0 }
         _ = try GoalRules.validNotes(note)
-        let externalID = value("external_id").flatMap { $0.isEmpty ? nil : $0 }
+        let externalID = value(externalIDColumn).flatMap { $0.isEmpty ? nil : $0 }
         if let externalID, externalID.count > Self.maxExternalIDLength {
             throw DomainError.invalidField("external_id", "longer than \(Self.maxExternalIDLength) characters")
         }
-        return TransactionCSVRow(line: record.line, date: Timestamp.truncatedToMilliseconds(date), amount: amount, note: note,
-                                 externalID: externalID, amountText: Amount.plainText(parsing: amountText))
+        return TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID,
+                                 amountText: Amount.plainText(parsing: amountText), dateText: storedDate)
+    }
+
+    /// A date field's instant (to the millisecond) and its stored text.
+    private mutating func day(_ field: String) throws -> (Date, String) {
+        if let lastDay, lastDay.field == field { return (lastDay.date, lastDay.stored) }
+        let date: Date
+        if field.utf8.count == 10, let day = try? CalendarDate(parsing: field, field: "date") {
+            date = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
+        } else if let instant = try? Timestamp.parse(field, field: "date") {
+            date = instant
+        } else {
+            throw DomainError.invalidField("date", "'\(field)' is not a date (YYYY-MM-DD or ISO 8601)")
+        }
+        guard date.timeIntervalSince(now) <= 60 else { throw DomainError.invalidField("date", "\(field) is in the future") }
+        let instant = Timestamp.truncatedToMilliseconds(date)
+        lastDay = (field, instant, Timestamp.format(instant))
+        return (instant, lastDay!.stored)
     }
 }
 

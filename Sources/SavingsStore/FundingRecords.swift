@@ -144,6 +144,21 @@ struct AllocationHistoryRecord: Codable, FetchableRecord, PersistableRecord {
         monthLabel = entry.monthLabel.description
     }
 
+    /// Inserts the entries through one prepared statement. A record's own `insert` encodes
+    /// through Codable and looks its statement up by newly built SQL each time, which the
+    /// thousands of rows an import's automatic allocations write felt.
+    static func insertAll(_ entries: some Sequence<AllocationHistoryEntry>, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO allocation_history (id, asset_id, goal_id, amount, timestamp, created_at, month_label) \
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for entry in entries {
+            let row = AllocationHistoryRecord(entry)
+            statement.setUncheckedArguments([row.id, row.assetID, row.goalID, row.amount, row.timestamp, row.createdAt, row.monthLabel])
+            try statement.execute()
+        }
+    }
+
     func entry() throws -> AllocationHistoryEntry {
         try StoreKey.decoding("allocation history \(id)") {
             AllocationHistoryEntry(id: try StoreKey.uuid(id), assetID: try StoreKey.uuid(assetID), goalID: try StoreKey.uuid(goalID),

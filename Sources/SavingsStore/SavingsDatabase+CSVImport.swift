@@ -34,12 +34,12 @@ struct CSVFileRows: Sendable {
         var tokenizer = CSVTokenizer()
         var rowFormat: TransactionCSVFormat?
         func take(_ record: CSVTokenizer.Record) throws {
-            guard let rowFormat else {
+            guard rowFormat != nil else {
                 rowFormat = try format(record)
                 return
             }
             do {
-                try body(.success(try rowFormat.row(record)))
+                try body(.success(try rowFormat!.row(record)))
             } catch let error as DomainError {
                 try body(.failure(.init(line: record.line, reason: error.message)))
             }

@@ -226,7 +226,7 @@ extension SavingsDatabase {
                                    createdAt: Date(timeIntervalSince1970: TimeInterval(firstCreated + Int64(index)) / 1000),
                                    monthLabel: MonthLabel(deltas[index].at, in: timeZone))
         }
-        for row in change.inserted { try AllocationHistoryRecord(row).insert(db) }
+        try AllocationHistoryRecord.insertAll(change.inserted, db)
         for row in change.shifted { try AllocationHistoryRecord(row).update(db) }
         try syncAllocation(assetID: assetID, goalID: goalID, now: now, db)
         return change.inserted.map(\.id)

@@ -67,7 +67,7 @@ final class Counter: @unchecked Sendable {
 /// Times a query in the sqlite3 shell over the database file (its own `.timer`).
 func sqliteQuery(_ sql: String, runs: Int) throws -> Samples {
     let script = ".timer on\n.output /dev/null\n" + String(repeating: sql + "\n", count: runs)
-    let out = try run(which("sqlite3") ?? "/usr/bin/sqlite3", ["-readonly", databasePath], input: script)
+    let out = try run(sqlite3, ["-readonly", databasePath], input: script)
     var samples = Samples()
     for line in out.split(separator: "\n") where line.hasPrefix("Run Time: real ") {
         samples.add(Double(line.split(separator: " ")[3]) ?? .nan)

@@ -27,7 +27,7 @@ import Testing
     @Test func rowsAreValidatedWithReasons() throws {
         let now = try Timestamp.parse("2026-06-01T00:00:00Z", field: "t")
         let utc = TimeZone(identifier: "UTC")!
-        let format = try TransactionCSVFormat(header: .init(line: 1, fields: ["\u{FEFF}Date", "AMOUNT", "external_id"]), timeZone: utc, now: now)
+        var format = try TransactionCSVFormat(header: .init(line: 1, fields: ["\u{FEFF}Date", "AMOUNT", "external_id"]), timeZone: utc, now: now)
         let row = try format.row(.init(line: 2, fields: ["2026-05-01", "12.30", "x"]))
         #expect(row.amount == Decimal(string: "12.3"))
         #expect(row.date == (try Timestamp.parse("2026-05-01T00:00:00Z", field: "t")))
@@ -37,6 +37,31 @@ import Testing
         }
         #expect(throws: DomainError.self) { try TransactionCSVFormat(header: .init(line: 1, fields: ["amount"]), timeZone: utc, now: now) }
         #expect(throws: DomainError.self) { try TransactionCSVFormat(header: .init(line: 1, fields: ["date", "amount", "iban"]), timeZone: utc, now: now) }
+    }
+
+    /// A format remembers the last row's day: rows read one after another give what each row
+    /// read by a fresh format gives, refusals included, in a time zone with a daylight-saving
+    /// change among the days.
+    @Test func consecutiveRowsGiveWhatEachRowAloneGives() throws {
+        let zone = TimeZone(identifier: "Europe/Berlin")!
+        let now = try Timestamp.parse("2026-06-01T00:00:00Z", field: "t")
+        let header = CSVTokenizer.Record(line: 1, fields: ["date", "amount", "note"])
+        var reading = try TransactionCSVFormat(header: header, timeZone: zone, now: now)
+        let days = ["2026-03-28", "2026-03-28", "2026-03-29", "2026-03-30", "2026-03-29", "2026-03-29T12:00:00Z", "2026-03-29",
+                    "2027-01-01", "2027-01-01", "2026-13-01", "2026-03-30", " 2026-03-30", "2026-03-30 ", "2026-05-31"]
+        for (index, day) in days.enumerated() {
+            let record = CSVTokenizer.Record(line: index + 2, fields: [day, "1", "n"])
+            var alone = try TransactionCSVFormat(header: header, timeZone: zone, now: now)
+            switch (Result { try reading.row(record) }, Result { try alone.row(record) }) {
+            case (.success(let row), .success(let expected)):
+                #expect(row == expected, "\(day)")
+                #expect(row.dateText == Timestamp.format(row.date), "\(day)")
+            case (.failure(let error as DomainError), .failure(let expected as DomainError)):
+                #expect(error.message == expected.message, "\(day)")
+            default:
+                Issue.record("\(day): read in turn and alone disagree")
+            }
+        }
     }
 
     @Test func contentKeysAreStable() throws {
@@ -64,7 +89,7 @@ import Testing
     @Test func contentKeysArePinned() throws {
         let utc = TimeZone(identifier: "UTC")!
         let now = try Timestamp.parse("2026-06-01T00:00:00Z", field: "t")
-        let format = try TransactionCSVFormat(header: .init(line: 1, fields: ["date", "amount", "note"]), timeZone: utc, now: now)
+        var format = try TransactionCSVFormat(header: .init(line: 1, fields: ["date", "amount", "note"]), timeZone: utc, now: now)
         for amount in ["5", "5.00", "05.0"] {
             #expect(try format.row(.init(line: 2, fields: ["2026-05-01", amount, "coffee"])).contentKey == "csv-ce45f37b8d0db5f4bfa74006f8ff83a5")
         }
