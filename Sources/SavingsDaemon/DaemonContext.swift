@@ -261,7 +261,8 @@ final class RenderedGoals<Value: Equatable & Sendable>: Sendable {
 
     func render(_ goalID: UUID, _ value: Value, _ render: (Value) -> JSONValue) -> JSONValue {
         if let known = rendered.withLock({ $0[goalID] }), known.value == value { return known.json }
-        let json = render(value)
+        // Kept serialized: every answer that shows the goal copies its bytes.
+        let json = JSONValue.serialized(SerializedJSON(render(value)))
         rendered.withLock { rendered in
             if rendered.count >= 100_000 { rendered = [:] }  // goals come and go over the years
             rendered[goalID] = (value, json)

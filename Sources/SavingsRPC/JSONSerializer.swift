@@ -7,7 +7,7 @@ public enum JSONSerializer {
     /// Indented output for people (savingsctl); keys still sorted.
     public static func pretty(_ value: JSONValue, indent: String = "") -> String {
         let inner = indent + "  "
-        switch value {
+        switch value.unwrapped {
         case .array(let items) where !items.isEmpty:
             return "[\n" + items.map { inner + pretty($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
         case .object(let object) where !object.isEmpty:
@@ -38,6 +38,7 @@ public enum JSONSerializer {
         case .bool(let b): b ? append("true", to: &out) : append("false", to: &out)
         case .number(let n): out.append(contentsOf: n.utf8)
         case .string(let s): writeString(s, to: &out)
+        case .serialized(let serialized): out.append(contentsOf: serialized.bytes)
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {

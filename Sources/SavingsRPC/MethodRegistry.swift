@@ -107,7 +107,7 @@ public struct MethodRegistry: Sendable {
     public static let maxStringBytes = 65_536
 
     static func longestString(in value: JSONValue) -> Int? {
-        switch value {
+        switch value.unwrapped {
         case .string(let text): text.utf8.count
         case .array(let items): items.compactMap(longestString).max()
         case .object(let members): members.values.compactMap(longestString).max()

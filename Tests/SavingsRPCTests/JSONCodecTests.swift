@@ -65,4 +65,28 @@ import Testing
         #expect(try JSONParser.parse(text) == value)
         #expect(try JSONParser.parse(JSONSerializer.pretty(value)) == value)
     }
+
+    /// A value kept with its serialization is the value it holds for every reading, and is
+    /// written as that value would be, wherever it sits.
+    @Test func serializedValuesReadAndWriteAsTheirValue() throws {
+        let goal: JSONValue = ["name": "Trip \"2027\"\n", "funded": .number("12.50"), "tags": ["a", .null, false], "none": [:]]
+        let kept = JSONValue.serialized(SerializedJSON(goal))
+        let twice = JSONValue.serialized(SerializedJSON(kept))
+        for (plain, wrapped) in [(goal, kept), (goal, twice), (["goals": [goal, goal], "n": 2], ["goals": [kept, twice], "n": 2]),
+                                 ([goal], [kept]), ("x", .serialized(SerializedJSON("x"))), (.null, .serialized(SerializedJSON(.null)))] {
+            #expect(JSONSerializer.bytes(wrapped) == JSONSerializer.bytes(plain))
+            #expect(JSONSerializer.pretty(wrapped) == JSONSerializer.pretty(plain))
+            #expect(wrapped == plain && plain == wrapped)
+            #expect(wrapped.typeName == plain.typeName)
+            #expect(try JSONParser.parse(JSONSerializer.serialize(wrapped)) == plain)
+        }
+        #expect(kept["name"] == "Trip \"2027\"\n")
+        #expect(kept["funded"] == .number("12.50"))
+        #expect(kept.objectValue?.count == 4)
+        #expect(kept["tags"]?.arrayValue?.count == 3)
+        #expect(JSONValue.serialized(SerializedJSON(true)).boolValue == true)
+        #expect(JSONValue.serialized(SerializedJSON(7)).intValue == 7)
+        #expect(kept != .serialized(SerializedJSON(["name": "Trip"])))
+        #expect(kept != [goal])
+    }
 }
