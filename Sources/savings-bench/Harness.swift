@@ -34,6 +34,7 @@ struct Samples {
         return s[min(s.count - 1, Int((Double(s.count - 1) * q).rounded(.up)))]
     }
     var median: Double { quantile(0.5) }
+    var mean: Double { values.reduce(0, +) / Double(values.count) }
     var p99: Double { quantile(0.99) }
 }
 

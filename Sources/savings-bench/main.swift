@@ -248,12 +248,16 @@ let aggregation = """
     """
 let fromTransactions = aggregation.replacingOccurrences(of: "LEFT JOIN asset_balance b ON b.asset_id = a.id",
                                                         with: "LEFT JOIN (SELECT asset_id, SUM(CAST(amount AS REAL)) AS total FROM asset_transaction GROUP BY asset_id) b ON b.asset_id = a.id")
-let sqliteDashboard = try sqliteQuery(aggregation, runs: smoke ? 5 : 30)
-let sqliteRaw = try sqliteQuery(fromTransactions, runs: smoke ? 2 : 5)
+// The shell's timer counts whole milliseconds, so one run reads as 2 or 3 ms and the median
+// jumps between them: the baseline is the mean of the runs, which such rounding leaves unbiased.
+let sqliteRuns = smoke ? 5 : 30
+let sqliteDashboard = try sqliteQuery(aggregation, runs: sqliteRuns).mean
+let sqliteRaw = try sqliteQuery(fromTransactions, runs: smoke ? 2 : 5).mean
+let sqliteBaseline = "`sqlite3` aggregation (mean of \(sqliteRuns) runs): " + ms(sqliteDashboard)
 figures.append(Figure(name: "`dashboard.get`, full dataset, warm", median: ms(warm.median), p99: ms(warm.p99),
-                      baseline: "`sqlite3` aggregation: " + ms(sqliteDashboard.median),
-                      ratio: ratio(warm.median / sqliteDashboard.median), target: "≤ 3× and ≤ 20 ms",
-                      met: warm.median / sqliteDashboard.median <= 3 && warm.median <= 0.02))
+                      baseline: sqliteBaseline,
+                      ratio: ratio(warm.median / sqliteDashboard), target: "≤ 3× and ≤ 20 ms",
+                      met: warm.median / sqliteDashboard <= 3 && warm.median <= 0.02))
 var afterWrite = Samples()
 let deposit = request("tx.add", #"{"asset":"Asset 1","amount":"1.00","note":"bench"}"#)
 for _ in 0..<(smoke ? 5 : 50) {
@@ -261,9 +265,9 @@ for _ in 0..<(smoke ? 5 : 50) {
     try afterWrite.time { try connection.roundTrip(dashboard) }
 }
 figures.append(Figure(name: "`dashboard.get` right after a write (figures recomputed)", median: ms(afterWrite.median), p99: ms(afterWrite.p99),
-                      baseline: "`sqlite3` aggregation: " + ms(sqliteDashboard.median),
-                      ratio: ratio(afterWrite.median / sqliteDashboard.median), target: "—", met: nil))
-notes.append("the same aggregation summing all \(size.transactions) transactions instead of reading asset_balance takes \(ms(sqliteRaw.median)) in sqlite3")
+                      baseline: sqliteBaseline,
+                      ratio: ratio(afterWrite.median / sqliteDashboard), target: "—", met: nil))
+notes.append("the same aggregation summing all \(size.transactions) transactions instead of reading asset_balance takes \(ms(sqliteRaw)) in sqlite3 (mean)")
 
 var goalGet = Samples()
 var pick = SeededGenerator(state: 7)
