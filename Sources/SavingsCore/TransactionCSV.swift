@@ -223,8 +223,9 @@ public struct TransactionCSVFormat: Sendable {
         }
         guard date.timeIntervalSince(now) <= 60 else { throw DomainError.invalidField("date", "\(field) is in the future") }
         let instant = Timestamp.truncatedToMilliseconds(date)
-        lastDay = (field, instant, Timestamp.format(instant))
-        return (instant, lastDay!.stored)
+        let stored = Timestamp.format(instant)
+        lastDay = (field, instant, stored)
+        return (instant, stored)
     }
 }
 

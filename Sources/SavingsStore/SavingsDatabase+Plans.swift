@@ -83,12 +83,17 @@ extension SavingsDatabase {
     /// Drafts of months before `current`, oldest first, one page at a time.
     public func stalePlans(current: MonthLabel, offset: Int, limit: Int) async throws -> (items: [MonthlyPlan], total: Int) {
         try await read { db in
-            let request = PlanRecord.filter(Column("state") == "draft" && Column("month_label") < current.description)
+            let request = Self.staleDrafts(current: current)
             let total = try request.fetchCount(db)
             let items = try request.order(Column("month_label"), Column("created_at"), Column("id"))
                 .limit(limit, offset: offset).fetchAll(db).map { try $0.plan() }
             return (items, total)
         }
+    }
+
+    /// Drafts of months before `current` (an index by state, then month, finds them alone).
+    static func staleDrafts(current: MonthLabel) -> QueryInterfaceRequest<PlanRecord> {
+        PlanRecord.filter(Column("state") == "draft" && Column("month_label") < current.description)
     }
 
     /// Resolves a stale draft; anything else is `invalid_state`. Returns the plan (nil once deleted).

@@ -210,6 +210,11 @@ enum Schema {
             // What it served reads each account's own (asset_id, date) range instead.
             try db.execute(sql: "DROP INDEX asset_transaction_by_time")
         }
+        migrator.registerMigration("v10-stale-drafts") { db in
+            // Stale drafts (state 'draft', an earlier month) are counted for every dashboard:
+            // by month first, that walked every plan of every past month to look at its state.
+            try db.execute(sql: "CREATE INDEX monthly_plan_by_state ON monthly_plan(state, month_label)")
+        }
         return migrator
     }
 
