@@ -76,7 +76,7 @@ extension SavingsDatabase {
                     let entry = AllocationHistoryEntry(id: LegacyDocument.uuid("allocation:\(asset):\(goal)", kind: "history"), assetID: allocation.assetID,
                                                        goalID: allocation.goalID, amount: allocation.amount, timestamp: allocation.at,
                                                        createdAt: now, monthLabel: MonthLabel(allocation.at, in: timeZone))
-                    try AllocationHistoryRecord(entry).insert(db)
+                    try AllocationHistoryRecord.insertAll([entry], db)
                     try db.execute(sql: """
                         INSERT INTO allocation (asset_id, goal_id, amount, updated_at, legacy_percentage) VALUES (?, ?, ?, ?, ?)
                         """, arguments: [asset, goal, Amount.plainText(allocation.amount), stamp, Amount.plainText(allocation.legacyPercentage)])
