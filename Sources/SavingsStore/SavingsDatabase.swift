@@ -26,6 +26,9 @@ public struct SavingsDatabase: Sendable {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
+        // A daemon has no user waiting on an interface: GRDB's default (user-initiated) makes
+        // libdispatch raise its threads' priority, which an unprivileged service may not do.
+        configuration.qos = .default
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             db.add(function: Schema.decimalAdd)
