@@ -29,6 +29,7 @@ enum DataMethods {
 
         registry.register(MethodSpec(
             "db.check", summary: "Check the file (integrity, references) and the domain invariants.",
+            params: [ParamSpec.progress],
             result: ResultSpec("report", "{\"ok\", \"integrity\", \"foreign_keys\", \"invariants\": [{name, ok, problems}]}",
                                schema: ["type": "object", "required": ["ok"]]),
             writes: false)) { _, _ in
@@ -75,7 +76,8 @@ enum DataMethods {
         registry.register(MethodSpec(
             "data.import", summary: "Restore a data.export document: into an empty database, or replacing everything (backup first).",
             params: [.required("path", .string, "the export document"),
-                     .optional("replace", .boolean, "replace a non-empty database's data (a backup is made first)")],
+                     .optional("replace", .boolean, "replace a non-empty database's data (a backup is made first)"),
+                     ParamSpec.progress],
             result: ResultSpec("import", "{\"counts\", \"backup\"?}", schema: ["type": "object"]), writes: true)) { params, _ in
             let sections = try ExportDocument.read(path: try absolutePath(params), maxBytes: maxImportBytes)
             var result: [String: JSONValue] = [:]

@@ -13,7 +13,8 @@ enum LegacyMethods {
         registry.register(MethodSpec(
             "data.legacy_import", summary: "Import the earlier app's JSON export (after a backup; all or nothing; twice changes nothing).",
             params: [.required("path", .string, "the export (\"format\": \"cryptosavings-legacy\")"),
-                     .optional("dry_run", .boolean, "report what would happen without writing")],
+                     .optional("dry_run", .boolean, "report what would happen without writing"),
+                     ParamSpec.progress],
             result: ResultSpec("report", "{\"dry_run\", \"already_imported\", \"steps\", \"warnings\", \"inserted\", \"already_present\", \"backup\"?}",
                                schema: ["type": "object"]), writes: true)) { params, _ in
             let path = try DataMethods.absolutePath(params)

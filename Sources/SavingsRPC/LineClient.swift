@@ -9,7 +9,18 @@ public final class LineClient {
         public var message: String
         /// The daemon could not be reached at all (no socket, refused, permission).
         public var unreachable: Bool
+        /// The system's error number, when a system call failed (`EACCES` on connect, ...).
+        public var code: Int32?
+        /// Nothing came from the daemon within the wait.
+        public var timedOut = false
         public var description: String { message }
+
+        public init(message: String, unreachable: Bool, code: Int32? = nil, timedOut: Bool = false) {
+            self.message = message
+            self.unreachable = unreachable
+            self.code = code
+            self.timedOut = timedOut
+        }
     }
 
     private var fd: Int32
@@ -35,9 +46,10 @@ public final class LineClient {
             }
         }
         guard result == 0 else {
+            let code = errno
             let reason = Self.lastError()
             Glibc.close(fd)
-            throw Failure(message: "cannot connect to \(socketPath): \(reason)", unreachable: true)
+            throw Failure(message: "cannot connect to \(socketPath): \(reason)", unreachable: true, code: code)
         }
         self.fd = fd
     }
@@ -88,7 +100,9 @@ public final class LineClient {
             var pollFD = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pollFD, 1, timeoutMilliseconds)
             if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { throw Failure(message: "timed out waiting for the daemon", unreachable: false) }
+            guard ready > 0 else {
+                throw Failure(message: "no answer within \(timeoutMilliseconds / 1000) s", unreachable: false, timedOut: true)
+            }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
@@ -125,10 +139,14 @@ public final class RPCClient {
     }
 
     /// Calls `method` and returns its result, or throws the daemon's error.
-    /// `timeoutMilliseconds` bounds the wait for the answer (long imports and backups need more).
+    /// `timeoutMilliseconds` bounds each silence: the wait for the answer or for the next
+    /// notification before it (progress of long work). `deadlineMilliseconds`, if given, bounds
+    /// the whole call however much progress arrives.
     /// Notifications arriving before the answer (progress) go to `onNotification`.
     public func call(_ method: String, _ params: [String: JSONValue] = [:], timeoutMilliseconds: Int32 = 30_000,
+                     deadlineMilliseconds: Int? = nil,
                      onNotification: ((JSONValue) -> Void)? = nil) throws(CallError) -> JSONValue {
+        let start = ContinuousClock.now
         let id = nextID
         nextID += 1
         let request = RPCRequest(id: .number(String(id)), method: method, params: params)
@@ -140,8 +158,18 @@ public final class RPCClient {
         }
         while true {
             let line: String?
+            var wait = timeoutMilliseconds
+            if let deadlineMilliseconds {
+                let elapsed = start.duration(to: .now).components
+                let left = deadlineMilliseconds - Int(elapsed.seconds) * 1000 - Int(elapsed.attoseconds / 1_000_000_000_000_000)
+                guard left > 0 else {
+                    throw .transport(LineClient.Failure(message: "no answer within \(deadlineMilliseconds / 1000) s", unreachable: false,
+                                                        timedOut: true))
+                }
+                wait = Int32(min(Int(wait), left))
+            }
             do {
-                line = try connection.readLine(timeoutMilliseconds: timeoutMilliseconds)
+                line = try connection.readLine(timeoutMilliseconds: wait)
             } catch {
                 throw .transport(error)
             }

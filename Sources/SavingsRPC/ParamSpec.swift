@@ -72,6 +72,10 @@ public struct ParamSpec: Sendable, Equatable {
         ParamSpec(name, type, required: false, description)
     }
 
+    /// `progress` of a long method whose only progress is the pulse (see `ProgressPulse`).
+    public static let progress = optional(
+        "progress", .boolean, "send progress notifications {method: \"progress\", params: {method, phase: \"working\", done}} at least every 2 s while it runs")
+
     /// Checks one supplied value against the declared type.
     func check(_ value: JSONValue) -> String? {
         func expected(_ what: String) -> String { "\(name) must be \(what), not \(value.typeName)" }

@@ -11,6 +11,8 @@ public struct RPCDispatcher: Sendable {
     private let immediateNeedles: [[UInt8]]
     /// Longest line tried on the immediate path.
     public static let immediateLineLimit = 4_096
+    /// Longest silence of a call that asked for `progress` (see `ProgressPulse`).
+    public var progressInterval: Duration = .seconds(2)
 
     /// `onWrite` runs after every successful call of a method that writes.
     public init(registry: MethodRegistry, maxBatch: Int = 100,
@@ -144,7 +146,10 @@ public struct RPCDispatcher: Sendable {
         }
         do {
             let validated = try registry.validate(params, for: spec)
-            let result = try await handler(validated, context)
+            let result = try await ProgressPulse.around(method, asked: validated.bool("progress") == true, context: context,
+                                                        interval: progressInterval) { context in
+                try await handler(validated, context)
+            }
             if spec.writes { onWrite(method) }
             return .success(result)
         } catch {

@@ -16,23 +16,50 @@ struct ClientSession {
     let client: RPCClient
     let json: Bool
 
+    /// Longest silence accepted from the daemon, in milliseconds (`--timeout`).
+    let silence: Int32
+
     init(_ options: GlobalOptions) throws {
         let environment = ProcessInfo.processInfo.environment
         let candidates = Self.socketCandidates(explicit: options.socket, environment: environment)
-        var lastFailure: LineClient.Failure?
+        var lastFailure: (path: String, failure: LineClient.Failure)?
         for path in candidates {
             do {
                 client = try RPCClient(socketPath: path)
                 json = options.json
+                silence = Int32(clamping: Int((options.timeout * 1000).rounded()))
                 return
             } catch {
-                lastFailure = error
+                lastFailure = (path, error)
             }
         }
-        throw ClientFailure(message: """
-            cannot reach savingsd (\(lastFailure?.message ?? "no socket")).
+        throw ClientFailure(message: Self.unreachable(lastFailure), exitCode: 3)
+    }
+
+    /// Why no socket could be reached, and what to do: join the socket's group when its
+    /// permissions refused us, else start the daemon or point at its socket.
+    static func unreachable(_ last: (path: String, failure: LineClient.Failure)?) -> String {
+        guard let (path, failure) = last else { return "cannot reach savingsd (no socket)." }
+        if failure.code == EACCES || failure.code == EPERM {
+            var info = stat()
+            let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
+            if stat(path, &info) == 0, info.st_mode & 0o020 != 0, info.st_gid != 0,
+               let group = getgrgid(info.st_gid).map({ String(cString: $0.pointee.gr_name) }) {
+                return """
+                    cannot reach savingsd: permission denied on \(path).
+                    The socket admits members of the group '\(group)'. Ask an administrator to add you \
+                    (sudo usermod -aG \(group) \(user)), then log in again (or run: newgrp \(group)).
+                    """
+            }
+            return """
+                cannot reach savingsd: permission denied on \(path).
+                Only its owner may connect; an administrator can share it with a group (README, "Sharing with other users").
+                """
+        }
+        return """
+            cannot reach savingsd (\(failure.message)).
             Start it with `savingsd` (or `systemctl --user start savingsd`), or point --socket / SAVINGSD_SOCKET at its socket.
-            """, exitCode: 3)
+            """
     }
 
     /// `--socket`, `$SAVINGSD_SOCKET`, then the user-mode and system paths that exist.
@@ -45,12 +72,17 @@ struct ClientSession {
         return existing.isEmpty ? [user] : existing
     }
 
-    /// Methods that may run for minutes on large data: wait for them up to an hour.
+    /// Methods that may run for minutes on large data: they are always asked for progress, so
+    /// the daemon is heard from every few seconds (silence still means trouble), and may take
+    /// up to an hour in all.
     static let longRunning: Set<String> = ["tx.import", "data.import", "data.export", "data.legacy_import", "db.backup", "db.check"]
+    static let longRunningDeadline = 3_600_000
 
     func call(_ method: String, _ params: [String: JSONValue] = [:], onNotification: ((JSONValue) -> Void)? = nil) throws -> JSONValue {
+        let long = Self.longRunning.contains(method)
         do {
-            return try client.call(method, params, timeoutMilliseconds: Self.longRunning.contains(method) ? 3_600_000 : 30_000,
+            return try client.call(method, long ? params.merging(["progress": true]) { old, _ in old } : params,
+                                   timeoutMilliseconds: silence, deadlineMilliseconds: long ? Self.longRunningDeadline : nil,
                                    onNotification: onNotification)
         } catch {
             throw Self.failure(error, method: method)
@@ -62,6 +94,12 @@ struct ClientSession {
         switch error {
         case .remote(let rpcError):
             return ClientFailure(message: Hints.message(for: rpcError, method: method), exitCode: 1)
+        case .transport(let failure) where failure.timedOut:
+            return ClientFailure(message: """
+                savingsd accepted the connection but did not answer \(method) (\(failure.message)).
+                It may be failing to start or stuck: see systemctl status savingsd and journalctl -u savingsd \
+                (add --user for a per-user daemon); --timeout waits longer.
+                """, exitCode: 3)
         case .transport(let failure):
             return ClientFailure(message: "lost the connection to savingsd: \(failure.message)\n"
                                  + "Check it is still running (savingsctl status; journalctl --user -u savingsd) and try again.", exitCode: 3)
@@ -74,7 +112,7 @@ struct ClientSession {
     /// The result, or nil when the daemon answers `not_found` (a month not started yet).
     func callIfFound(_ method: String, _ params: [String: JSONValue] = [:]) throws -> JSONValue? {
         do {
-            return try client.call(method, params, timeoutMilliseconds: 30_000)
+            return try client.call(method, params, timeoutMilliseconds: silence)
         } catch .remote(let rpcError) where rpcError.kind == "not_found" {
             return nil
         } catch {

@@ -47,4 +47,12 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(help: "Print the raw JSON result.")
     var json = false
+
+    @Option(help: ArgumentHelp("Give up when the daemon stays silent this long (long imports and backups report progress meanwhile).",
+                               valueName: "seconds"))
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout takes seconds, more than 0 and at most 86400") }
+    }
 }
