@@ -29,11 +29,14 @@ public struct AccessPolicy: Sendable, Equatable {
     public init() {}
 
     /// The decision for `peer`; `groupsOf` gives the peer's groups (primary and supplementary).
+    /// A uid named outright (the daemon's, root, `allow_uids`) has full access; among groups,
+    /// a read-only group wins over an allowed one, so a socket's group can admit everyone and
+    /// `read_only_groups` still restricts those in it (SPEC 9: they may call read methods only).
     public func grant(_ peer: Peer, daemonUID: UInt32, groupsOf: (Peer) -> Set<UInt32>) -> Grant {
         if peer.uid == daemonUID || peer.uid == 0 || allowUIDs.contains(peer.uid) { return .full }
         let groups = groupsOf(peer)
-        if !allowGroups.isEmpty, !groups.isDisjoint(with: Self.gids(allowGroups)) { return .full }
         if !readOnlyGroups.isEmpty, !groups.isDisjoint(with: Self.gids(readOnlyGroups)) { return .readOnly }
+        if !allowGroups.isEmpty, !groups.isDisjoint(with: Self.gids(allowGroups)) { return .full }
         return .denied
     }
 
@@ -43,11 +46,14 @@ public struct AccessPolicy: Sendable, Equatable {
 
     private static let groupDatabase = Mutex(())
 
-    /// The peer's primary group, the supplementary groups of its process (from /proc, as they
-    /// were when it connected), and the groups naming its user in the group database.
-    static func groups(of peer: Peer) -> Set<UInt32> {
+    /// The peer's primary group, the supplementary groups of its process (as the kernel
+    /// reported them at connect, `reported`; else from /proc, which a sandboxed daemon may not
+    /// see), and the groups naming its user in the group database.
+    static func groups(of peer: Peer, reported: [UInt32]? = nil) -> Set<UInt32> {
         var groups: Set<UInt32> = [peer.gid]
-        if let status = try? String(contentsOfFile: "/proc/\(peer.pid)/status", encoding: .utf8),
+        if let reported {
+            groups.formUnion(reported)
+        } else if let status = try? String(contentsOfFile: "/proc/\(peer.pid)/status", encoding: .utf8),
            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") }) {
             for field in line.dropFirst("Groups:".count).split(separator: " ") {
                 if let gid = UInt32(field.trimmingCharacters(in: .whitespaces)) { groups.insert(gid) }
@@ -67,5 +73,30 @@ public struct AccessPolicy: Sendable, Equatable {
             endgrent()
         }
         return groups
+    }
+}
+
+/// The answer to `SO_PEERGROUPS`: the supplementary groups the peer had when it connected, read
+/// with the same socket-option call as its credentials. The kernel keeps them sorted, and the
+/// buffer beyond them stays zeroed; a peer with more than 64 groups makes the call fail
+/// (the caller then falls back to /proc).
+struct PeerGroups: Sendable {
+    var gids: InlineArray<64, UInt32>
+
+    /// The groups: the sorted run from the start, up to where the zeroed tail begins. A lone
+    /// leading 0 (the root group and nothing else) cannot be told from an empty list and is
+    /// left out; the group database still names root's members.
+    var list: [UInt32] {
+        var result: [UInt32] = []
+        for index in gids.indices {
+            let gid = gids[index]
+            if let last = result.last {
+                guard gid > last else { break }
+            } else if gid == 0 {
+                guard index + 1 < gids.count, gids[index + 1] != 0 else { break }
+            }
+            result.append(gid)
+        }
+        return result
     }
 }

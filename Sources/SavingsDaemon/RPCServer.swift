@@ -27,6 +27,8 @@ struct RPCListener: Sendable {
 struct Accepted: Sendable {
     let connection: RPCServer.Connection
     let peer: AccessPolicy.Peer?
+    /// Its supplementary groups as the kernel reported them (nil when it could not).
+    let peerGroups: [UInt32]?
     let activity: ConnectionActivity
 }
 
@@ -69,13 +71,19 @@ struct RPCServer: Service {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: loops)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
-                // Who connected: SO_PEERCRED, read once at accept.
-                let credentials: EventLoopFuture<AccessPolicy.Peer>? = (channel as? any SocketOptionProvider)?
+                // Who connected: SO_PEERCRED and SO_PEERGROUPS, read once at accept.
+                let provider = channel as? any SocketOptionProvider
+                let credentials: EventLoopFuture<AccessPolicy.Peer>? = provider?
                     .unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+                let reportedGroups: EventLoopFuture<PeerGroups>? = provider?
+                    .unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERGROUPS))
                 let peer = credentials.map { future in
                     future.map { Optional($0) }.recover { _ in nil }
                 } ?? channel.eventLoop.makeSucceededFuture(nil)
-                return peer.flatMapThrowing { peer in
+                let groups = reportedGroups.map { future in
+                    future.map { Optional($0.list) }.recover { _ in nil }
+                } ?? channel.eventLoop.makeSucceededFuture(nil)
+                return peer.and(groups).flatMapThrowing { peer, groups in
                     let config = liveConfig.current
                     let activity = ConnectionActivity()
                     try channel.pipeline.syncOperations.addHandler(
@@ -88,7 +96,7 @@ struct RPCServer: Service {
                     // connection's task answers everything.
                     try channel.pipeline.syncOperations.addHandler(ImmediateAnswers(dispatcher: immediate.dispatcher))
                     let connection = try Connection(wrappingChannelSynchronously: channel)
-                    if case .terminated = continuation.yield(Accepted(connection: connection, peer: peer, activity: activity)) {
+                    if case .terminated = continuation.yield(Accepted(connection: connection, peer: peer, peerGroups: groups, activity: activity)) {
                         // Accepted after the server stopped: close it cleanly.
                         Task { try? await connection.executeThenClose { _, _ in } }
                     }
@@ -147,7 +155,9 @@ struct RPCServer: Service {
     /// Checks who connected and whether there is room, then serves or refuses the connection.
     private func admit(_ accepted: Accepted, id: UInt64) async {
         let config = liveConfig.current
-        let grant = accepted.peer.map { config.access.grant($0, daemonUID: getuid(), groupsOf: AccessPolicy.groups(of:)) } ?? .denied
+        let grant = accepted.peer.map { peer in
+            config.access.grant(peer, daemonUID: getuid()) { AccessPolicy.groups(of: $0, reported: accepted.peerGroups) }
+        } ?? .denied
         logger.debug("connection", metadata: ["connection": "\(id)", "peer": "\(accepted.peer.map(\.description) ?? "unknown")",
                                               "access": "\(grant.rawValue)"])
         let refusal: RPCError?
