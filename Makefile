@@ -37,13 +37,15 @@ run: build
 	echo ""
 	$(BIN)/savingsd
 
-## Build everything and run every test (unit and integration), then the benchmark smoke run.
+## Build everything and run every test (unit and integration), then the benchmark smoke run, the
+## install check and, as root, the system units under the machine's systemd in a namespace.
 test: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
 	SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
 	$(BIN)/savings-bench --smoke
 	Tests/check-install.sh
+	Tests/service/system-units.sh
 
 ## Release-build benchmarks on the full dataset (several minutes); writes BENCHMARKS.md.
 ## Figures are ratios to baselines measured in the same run; timing never fails the build.
