@@ -28,6 +28,16 @@ public enum ProtocolDocument {
         Methods marked *writes* change data: they fail with `read_only` for members of
         `read_only_groups`, and every successful one publishes a `data.changed` event.
 
+        ## Progress of long methods
+
+        Methods with a `progress` parameter (imports, exports, backups, checks) send, when it is
+        `true`, notifications on the same connection before their response:
+        `{"jsonrpc": "2.0", "method": "progress", "params": {"method", "phase", "done", "total"?}}`.
+        While such a call runs the daemon is heard from at least every 2 seconds: its own progress,
+        or in a quiet stretch the last notification again (`phase: "working"`, `done: 0` before the
+        first). A client may therefore wait as long as the work takes and still treat a silence of
+        a few seconds (savingsctl: 10) as a daemon that has stopped answering.
+
         ## Methods
 
 

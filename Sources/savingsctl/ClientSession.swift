@@ -41,10 +41,8 @@ struct ClientSession {
     static func unreachable(_ last: (path: String, failure: LineClient.Failure)?) -> String {
         guard let (path, failure) = last else { return "cannot reach savingsd (no socket)." }
         if failure.code == EACCES || failure.code == EPERM {
-            var info = stat()
             let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? String(getuid())
-            if stat(path, &info) == 0, info.st_mode & 0o020 != 0, info.st_gid != 0,
-               let group = getgrgid(info.st_gid).map({ String(cString: $0.pointee.gr_name) }) {
+            if let group = sharingGroup(of: path) {
                 return """
                     cannot reach savingsd: permission denied on \(path).
                     The socket admits members of the group '\(group)'. Ask an administrator to add you \
@@ -70,6 +68,18 @@ struct ClientSession {
         let system = DefaultPaths.system.socket
         let existing = [user, system].filter { FileManager.default.fileExists(atPath: $0) }
         return existing.isEmpty ? [user] : existing
+    }
+
+    /// The group that the socket (or, when we may not even look inside, its directory) grants
+    /// access to: not root's, and with the group's permission bits set.
+    static func sharingGroup(of path: String) -> String? {
+        for candidate in [path, String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])] where !candidate.isEmpty {
+            var info = stat()
+            guard stat(candidate, &info) == 0 else { continue }
+            guard info.st_gid != 0, info.st_mode & 0o070 != 0 else { return nil }
+            return getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) }
+        }
+        return nil
     }
 
     /// Methods that may run for minutes on large data: they are always asked for progress, so

@@ -56,6 +56,44 @@ func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int
         #expect(written.status == 0, "\(written.stderr)")
     }
 
+    /// A user outside the socket's group is refused by the kernel at connect(), and told which
+    /// group grants access (the socket's, or its directory's when even that is closed to them).
+    @Test(.enabled(if: canSwitchUser, "needs root, setpriv and a 'users' group"))
+    func aSocketClosedByItsPermissionsNamesTheGroupToJoin() throws {
+        let daemon = try sharedDaemon([:])
+        let outsider = try runCtl(["--reuid=65534", "--regid=65534", "--clear-groups", "--", Binaries.savingsctl,
+                                   "--socket", daemon.socketPath, "goal", "list"], executable: "/usr/bin/setpriv")
+        #expect(outsider.status == 3)
+        #expect(outsider.stderr.contains("permission denied on \(daemon.socketPath)"), "\(outsider.stderr)")
+        #expect(outsider.stderr.contains("members of the group 'users'"), "\(outsider.stderr)")
+        #expect(outsider.stderr.contains("usermod -aG users nobody"), "\(outsider.stderr)")
+        #expect(!outsider.stderr.contains("Start it with"), "the daemon is running: starting it is not the advice")
+    }
+
+    /// Something accepts on the socket but never answers (a socket-activated service that does
+    /// not start): savingsctl says so within its --timeout, long methods included.
+    @Test(arguments: [["goal", "list"], ["backup", "/tmp/never-written.db"]])
+    func aSilentDaemonIsNamedWithinTheTimeout(command: [String]) throws {
+        let directory = try makeScratchDirectory()
+        let path = directory + "/silent.sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 8) == 0)
+        let start = ContinuousClock.now
+        let result = try runCtl(["--socket", path, "--timeout", "1"] + command)
+        let took = start.duration(to: .now)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("accepted the connection but did not answer"), "\(result.stderr)")
+        #expect(result.stderr.contains("journalctl -u savingsd"), "\(result.stderr)")
+        #expect(took < .seconds(5), "gave up after \(took)")
+    }
+
     @Test func connectionsBeyondTheLimitAreTurnedAwayBusy() throws {
         let daemon = try DaemonProcess(environment: ["SAVINGSD_MAX_CONNECTIONS": "2"])
         let first = try daemon.raw(), second = try daemon.raw()
