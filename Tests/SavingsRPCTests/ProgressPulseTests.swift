@@ -11,17 +11,17 @@ import Testing
         var phases: [String] { all.compactMap { $0["params"]?["phase"]?.stringValue } }
     }
 
-    /// `slow` works for `milliseconds`, reporting one step of its own after `stepAfter`, if given.
-    static func dispatcher(milliseconds: Int, stepAfter: Int?) -> RPCDispatcher {
+    /// `slow` reports one step of its own first if `step`, then works until `heard` holds
+    /// `until` lines (waiting on what arrives, not on the clock: the tests run beside others
+    /// that may hold every thread for a while), for at most 60 s.
+    static func dispatcher(step: Bool, until: Int, heard: Heard) -> RPCDispatcher {
         var registry = MethodRegistry()
         registry.register(MethodSpec("slow", summary: "", params: [ParamSpec.progress],
                                      result: ResultSpec("r", "r", schema: ["type": "object"]), writes: false)) { _, call in
-            if let stepAfter {
-                try await Task.sleep(for: .milliseconds(stepAfter))
-                call.progress("slow", phase: "rows", done: 7)
-                try await Task.sleep(for: .milliseconds(milliseconds - stepAfter))
-            } else {
-                try await Task.sleep(for: .milliseconds(milliseconds))
+            if step { call.progress("slow", phase: "rows", done: 7) }
+            let start = ContinuousClock.now
+            while heard.all.count < until, start.duration(to: .now) < .seconds(60) {
+                try await Task.sleep(for: .milliseconds(20))
             }
             return ["done": true]
         }
@@ -37,10 +37,11 @@ import Testing
 
     @Test func aQuietCallSaysItIsWorking() async throws {
         let heard = Heard()
-        let result = await call(Self.dispatcher(milliseconds: 650, stepAfter: nil), progress: true, heard: heard)
+        let start = ContinuousClock.now
+        let result = await call(Self.dispatcher(step: false, until: 3, heard: heard), progress: true, heard: heard)
         #expect(try result.get()["done"] == true)
-        // 650 ms at one line per 100 ms of silence (checked every 50 ms): at least four.
-        #expect(heard.phases.count >= 4, "\(heard.all)")
+        #expect(heard.all.count >= 3, "\(heard.all)")
+        #expect(start.duration(to: .now) >= .milliseconds(300), "one line per interval of silence, not more")
         #expect(Set(heard.phases) == ["working"])
         #expect(heard.all.first?["params"]?["method"] == "slow")
         let count = heard.all.count
@@ -50,17 +51,24 @@ import Testing
 
     @Test func itsOwnProgressPassesAndIsRepeatedInQuietStretches() async throws {
         let heard = Heard()
-        _ = await call(Self.dispatcher(milliseconds: 700, stepAfter: 50), progress: true, heard: heard)
+        _ = await call(Self.dispatcher(step: true, until: 4, heard: heard), progress: true, heard: heard)
         let phases = heard.phases
-        #expect(phases.first == "rows", "its own step first: \(phases)")
-        #expect(phases.filter { $0 == "rows" }.count >= 4, "the step, then repeated: \(phases)")
-        #expect(!phases.contains("working"))
+        #expect(phases.count >= 4, "the step, then repeated: \(phases)")
+        #expect(Set(phases) == ["rows"], "\(phases)")
         #expect(heard.all.last?["params"]?["done"] == 7)
     }
 
     @Test func nothingExtraWithoutProgress() async throws {
         let heard = Heard()
-        _ = await call(Self.dispatcher(milliseconds: 400, stepAfter: nil), progress: false, heard: heard)
+        var registry = MethodRegistry()
+        registry.register(MethodSpec("slow", summary: "", params: [ParamSpec.progress],
+                                     result: ResultSpec("r", "r", schema: ["type": "object"]), writes: false)) { _, _ in
+            try await Task.sleep(for: .milliseconds(400))
+            return ["done": true]
+        }
+        var dispatcher = RPCDispatcher(registry: registry)
+        dispatcher.progressInterval = .milliseconds(100)
+        _ = await call(dispatcher, progress: false, heard: heard)
         #expect(heard.all.isEmpty)
     }
 }
