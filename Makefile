@@ -45,7 +45,7 @@ test: deps
 	SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
 	$(BIN)/savings-bench --smoke
 	Tests/check-install.sh
-	Tests/service/system-units.sh
+	Tests/service/units.sh
 
 ## Release-build benchmarks on the full dataset (several minutes); writes BENCHMARKS.md.
 ## Figures are ratios to baselines measured in the same run; timing never fails the build.

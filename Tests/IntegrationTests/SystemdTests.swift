@@ -78,7 +78,7 @@ import Testing
     }
 
     /// The system unit's sandbox: `systemd-analyze security` must rate its exposure 1.2 or lower
-    /// (the same figure as on the running unit, Tests/service/system-units.sh).
+    /// (the same figure as on the running unit, Tests/service/units.sh).
     @Test func systemUnitIsSandboxed() throws {
         let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("systemd/savingsd.service").path

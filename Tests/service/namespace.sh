@@ -41,6 +41,8 @@ ns_inside() {
     ln -s /proc/self/fd/0 "$dev/stdin"
     ln -s /proc/self/fd/1 "$dev/stdout"
     ln -s /proc/self/fd/2 "$dev/stderr"
+    # syslog(3) reaches the journal as on a booted machine (journald binds the socket itself).
+    ln -s /run/systemd/journal/dev-log "$dev/log"
     mount --move "$dev" /dev
     mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts
     ln -s pts/ptmx /dev/ptmx

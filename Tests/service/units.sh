@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The shipped system units under this machine's real systemd (booted in namespaces, see
-# namespace.sh), installed as `make install` installs them and set up as the README says
-# (systemd-sysusers, systemd-tmpfiles), driven as root and as other users the way an
-# administrator and the users of a shared daemon would. Needs root; skipped with the reason
+# The shipped units under this machine's real systemd (booted in namespaces, see namespace.sh),
+# installed as `make install` installs them and set up as the README says (systemd-sysusers,
+# systemd-tmpfiles): the system units driven as root and as other users, the way an
+# administrator and the users of a shared daemon would, and the user units under a user's own
+# manager. Needs root; skipped with the reason
 # otherwise. Leaves the machine as it found it, and checks that it did.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=Tests/service
 
-skip() { echo "system-units: skipped: $*"; exit 0; }
+skip() { echo "units: skipped: $*"; exit 0; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (make test runs it when started as root, as CI does)"
 for tool in unshare nsenter setpriv findmnt pgrep /lib/systemd/systemd; do
     command -v "$tool" > /dev/null || skip "needs $tool"
@@ -26,16 +27,16 @@ machine_state() {
     ls "$(findmnt -n -t cgroup2 -o TARGET | head -n 1)"
 }
 
-stage=$(mktemp -d /tmp/savingsd-system-units.XXXXXX)
+stage=$(mktemp -d /tmp/savingsd-units.XXXXXX)
 before=""
 source "$here/namespace.sh"
 finish() {
     local status=$?
     ns_stop
     local after
-    after=$(machine_state | grep -v "savingsd-system-units")
+    after=$(machine_state | grep -v "savingsd-units")
     if [ -n "$before" ] && [ "$before" != "$after" ]; then
-        echo "system-units: FAIL: the machine changed:" >&2
+        echo "units: FAIL: the machine changed:" >&2
         diff <(echo "$before") <(echo "$after") >&2 || true
         status=1
     fi
@@ -58,8 +59,8 @@ check() {  # check DESCRIPTION COMMAND...: the command must succeed
 make --no-print-directory install DESTDIR="$stage/root" PREFIX=/usr/local BUILD_CONFIG="${BUILD_CONFIG:-debug}" \
     > "$stage/install.log" 2>&1 || { cat "$stage/install.log" >&2; exit 1; }
 # From here on nothing outside the namespace may change (the build above leaves its own temporary files).
-before=$(machine_state | grep -v "savingsd-system-units")
-ns_boot "$stage" || { echo "system-units: FAIL: systemd did not boot in the namespace" >&2; exit 1; }
+before=$(machine_state | grep -v "savingsd-units")
+ns_boot "$stage" || { echo "units: FAIL: systemd did not boot in the namespace" >&2; exit 1; }
 
 ctl() { ns /usr/local/bin/savingsctl "$@"; }
 # as UID GROUPS ARGS...: savingsctl as another user with exactly these supplementary groups.
@@ -138,6 +139,44 @@ check "a stop is clean (no failure recorded)" test "$(prop Result savingsd.servi
 check "and the socket is removed" ns test ! -e /run/savingsd/savingsd.sock
 ns systemctl start savingsd.socket
 check "after a stop, the next client starts it again with the data" contains "$(ctl goal list)" "Emergency"
+
+# --- The per-user units ------------------------------------------------------------------
+# A user's own manager (user@UID.service), the user units as `make install` installed them,
+# enabled as the README says; as in the system, no journal noise and a clean life cycle.
+for unit in user@.service user-runtime-dir@.service; do
+    ns mkdir -p "/etc/systemd/system/$unit.d"
+    ns sh -c "printf '[Unit]\nDefaultDependencies=no\n' > /etc/systemd/system/$unit.d/namespace-test.conf"
+done
+# There is no logind (nor system bus) in the namespace: the runtime directory it would make is
+# made by hand, and the user manager is started without the PAM session that would set it.
+ns sh -c "printf '[Service]\nExecStart=\nExecStart=/usr/bin/install -d -m 0700 -o %%i /run/user/%%i\nExecStop=\nExecStop=/bin/rm -rf /run/user/%%i\n' \
+    >> /etc/systemd/system/user-runtime-dir@.service.d/namespace-test.conf"
+ns sh -c "printf '[Service]\nPAMName=\nEnvironment=XDG_RUNTIME_DIR=/run/user/%%i\n' >> /etc/systemd/system/user@.service.d/namespace-test.conf"
+ns useradd --create-home --home-dir /var/lib/alice --shell /bin/sh alice
+alice_uid=$(ns id -u alice)
+ns systemctl daemon-reload
+ns systemctl start "user@$alice_uid.service"
+alice() { ns setpriv --reuid="$alice_uid" --regid="$(ns id -g alice)" --init-groups -- env HOME=/var/lib/alice XDG_RUNTIME_DIR="/run/user/$alice_uid" "$@"; }
+user_prop() { alice systemctl --user show -p "$1" --value "$2"; }
+alice systemctl --user enable --now savingsd.socket > /dev/null 2>&1
+check "the user socket listens, 0600 in a 0700 directory of the user's" \
+    test "$(ns stat -c '%U %a' /run/user/$alice_uid/savingsd/savingsd.sock /run/user/$alice_uid/savingsd)" = "$(printf 'alice 600\nalice 700')"
+check "and the user service waits for its first client" test "$(user_prop ActiveState savingsd.service)" = inactive
+alice /usr/local/bin/savingsctl goal add House --target 30000 --currency EUR --deadline 2030-01-01 > /dev/null
+check "the first client starts the user daemon: a write and a read" contains "$(alice /usr/local/bin/savingsctl goal list)" "House"
+check "READY=1 made the user unit active" test "$(user_prop SubState savingsd.service)" = running
+user_pid=$(user_prop MainPID savingsd.service)
+alice systemctl --user reload savingsd.service
+check "reload keeps the user daemon" test "$(user_prop MainPID savingsd.service)" = "$user_pid"
+alice systemctl --user restart savingsd.service
+check "a restart keeps the user's data" contains "$(alice /usr/local/bin/savingsctl goal list)" "House"
+user_journal=$(ns journalctl -q --no-pager _SYSTEMD_USER_UNIT=savingsd.service)
+check "the user daemon logged" contains "$user_journal" "ready"
+check "nothing at warning or above from the user daemon" \
+    test -z "$(ns journalctl -q --no-pager -p warning _SYSTEMD_USER_UNIT=savingsd.service)"
+check "no thread-priority complaints from the user daemon either" test -z "$(grep -i 'thread priority' <<< "$user_journal" || true)"
+alice systemctl --user stop savingsd.service savingsd.socket
+check "a clean stop of the user units" test "$(user_prop Result savingsd.service)" = success
 
 # --- A service that never answers --------------------------------------------------------
 ns systemctl stop savingsd.service
