@@ -9,7 +9,7 @@ enum RateMethods {
 
         registry.register(MethodSpec(
             "rates.refresh", summary: "Refresh rates from the configured provider now.",
-            params: [.optional("wait", .boolean, "wait for the outcome (default true)")],
+            params: [.optional("wait", .boolean, "wait for the outcome (default true)"), ParamSpec.progress],
             result: ResultSpec("refresh", "{\"status\": updated|partial|failed|manual|started, \"providers\": [{provider, status, count, error?, retry_in_seconds?}]}",
                                schema: ["type": "object"]),
             writes: true)) { params, _ in
