@@ -22,7 +22,16 @@ public struct AccessPolicy: Sendable, Equatable {
     public var allowUIDs: Set<UInt32> = []
     public var allowGroups: [String] = []
     public var readOnlyGroups: [String] = []
+    /// Connections served at once; at this many the daemon stops accepting (the kernel's listen
+    /// backlog holds newcomers) and accepts again as connections close.
     public var maxConnections: Int = 64
+    /// One uid's share of `maxConnections` (nil: half); its connections beyond it wait, parked
+    /// unread, until one of its own closes.
+    public var maxConnectionsPerUID: Int?
+    /// The listen backlog (the socket unit's `Backlog=` under systemd) and the bound on parked
+    /// connections: beyond as many as the backlog holds, a newcomer is answered `busy`.
+    public var backlog: Int = 2048
+    public var perUIDLimit: Int { maxConnectionsPerUID ?? max(1, maxConnections / 2) }
     /// Seconds a connection may stay silent (no request in flight, no subscription) before it is closed.
     public var idleTimeout: Int = 300
 

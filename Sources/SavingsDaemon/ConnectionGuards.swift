@@ -64,17 +64,33 @@ final class IdleCloser: ChannelInboundHandler {
     }
 }
 
-/// Connections being served, against `max_connections`.
-final class ConnectionCount: Sendable {
-    private let count = Mutex(0)
+/// Whether the immediate path may answer a connection: shut until the peer is admitted, so
+/// nothing is answered to a connection that is refused or parked (SPEC 9).
+final class AdmissionGate: Sendable {
+    private let state = Atomic<Bool>(false)
 
-    func open(limit: Int) -> Bool {
-        count.withLock { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
+    func open() { state.store(true, ordering: .releasing) }
+    var isOpen: Bool { state.load(ordering: .acquiring) }
+}
+
+/// The listening channel, once bound, and whether it should accept: the admission decides
+/// before the channel exists (connections arrive while it is being bound).
+final class AcceptSwitch: Sendable {
+    private let state = Mutex<(channel: (any Channel)?, accepting: Bool)>((nil, true))
+
+    func attach(_ channel: any Channel) {
+        let accepting = state.withLock { state in
+            state.channel = channel
+            return state.accepting
         }
+        if !accepting { channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
     }
 
-    func close() { count.withLock { $0 -= 1 } }
+    func set(_ accepting: Bool) {
+        let channel = state.withLock { state in
+            state.accepting = accepting
+            return state.channel
+        }
+        channel?.setOption(ChannelOptions.autoRead, value: accepting).whenFailure { _ in }
+    }
 }

@@ -109,6 +109,7 @@ public struct DaemonConfig: Sendable, Equatable {
         if new.socketGroup != socketGroup { keys.append("rpc.socket_group") }
         if new.maxBatch != maxBatch { keys.append("rpc.max_batch") }
         if new.eventLoops != eventLoops { keys.append("rpc.event_loops") }
+        if new.access.backlog != access.backlog { keys.append("rpc.backlog") }
         if new.backupPolicy.directory != backupPolicy.directory { keys.append("database.backup_dir") }
         return keys
     }

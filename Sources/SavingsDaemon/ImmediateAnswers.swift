@@ -3,8 +3,9 @@ import SavingsRPC
 import Synchronization
 
 /// Answers immediate methods (`daemon.ping`) on the connection's event loop, without the hops
-/// to and from the connection's task, but only while no line handed to that task is still
-/// unanswered, so answers never overtake one another. Everything else goes on to the task.
+/// to and from the connection's task, but only once the peer is admitted and while no line
+/// handed to that task is still unanswered, so answers never overtake one another. Everything
+/// else goes on to the task.
 final class ImmediateAnswers: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -12,14 +13,19 @@ final class ImmediateAnswers: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     let dispatcher: RPCDispatcher?
+    let gate: AdmissionGate
     /// Lines handed to the task and not yet answered (touched on the event loop only).
     private var pending = 0
 
-    init(dispatcher: RPCDispatcher?) { self.dispatcher = dispatcher }
+    init(dispatcher: RPCDispatcher?, gate: AdmissionGate) {
+        self.dispatcher = dispatcher
+        self.gate = gate
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        if pending == 0, let dispatcher, frame.readableBytes <= RPCDispatcher.immediateLineLimit,
+        // Before admission every line goes to the task, which answers only once the peer is served.
+        if pending == 0, gate.isOpen, let dispatcher, frame.readableBytes <= RPCDispatcher.immediateLineLimit,
            let answer = frame.withUnsafeReadableBytes({ dispatcher.handleImmediately(line: $0) }) {
             context.writeAndFlush(wrapOutboundOut(RPCServer.line(answer)), promise: nil)
             return

@@ -19,6 +19,8 @@ import Synchronization
 struct RPCListener: Sendable {
     let channel: any Channel
     let connections: AsyncStream<Accepted>
+    /// Who is served and who waits; it starts and stops the listener's accepting.
+    let admission: Admission
     /// The connections' event loops (`rpc.event_loops`), shut down once the server has stopped.
     let loops: MultiThreadedEventLoopGroup
 }
@@ -29,6 +31,10 @@ struct Accepted: Sendable {
     let peer: AccessPolicy.Peer?
     /// Its supplementary groups as the kernel reported them (nil when it could not).
     let peerGroups: [UInt32]?
+    /// Its place in the admission (see `Admission.ticket`).
+    let ticket: UInt64
+    /// Opened once it is served: the immediate path answers nothing before.
+    let gate: AdmissionGate
     let activity: ConnectionActivity
 }
 
@@ -37,7 +43,6 @@ struct RPCServer: Service {
 
     let listener: RPCListener
     let dispatcher: RPCDispatcher
-    let openConnections = ConnectionCount()
     /// Lines answered by the connections' tasks (immediate answers allocate next to nothing).
     let requests = RequestCounter()
     let liveConfig: LiveConfig
@@ -68,9 +73,23 @@ struct RPCServer: Service {
         // Half-closure lets a client send its requests, shut down its write side and still
         // read every answer (as `socat` and `nc -N` do).
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: liveConfig.current.eventLoops)
+        let acceptSwitch = AcceptSwitch()
+        let admission = Admission { accepting in
+            acceptSwitch.set(accepting)
+            logger.debug(accepting ? "accepting connections again" : "max_connections served: new connections wait in the backlog")
+        }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: loops)
+            .serverChannelOption(.backlog, value: Int32(liveConfig.current.access.backlog))
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptOrder(admission: admission)) }
+            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
+                // Counted at once, so the listener stops accepting at max_connections in time.
+                admission.arrived(limits: Admission.Limits(liveConfig.current.access))
+                let ticket = admission.ticket(for: ObjectIdentifier(channel))
+                channel.closeFuture.whenComplete { _ in admission.withdraw(ticket, limits: Admission.Limits(liveConfig.current.access)) }
+                let gate = AdmissionGate()
                 // Who connected: SO_PEERCRED and SO_PEERGROUPS, read once at accept.
                 let provider = channel as? any SocketOptionProvider
                 let credentials: EventLoopFuture<AccessPolicy.Peer>? = provider?
@@ -94,9 +113,10 @@ struct RPCServer: Service {
                         ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: config.maxLineBytes))
                     // Accepted before the methods exist (the first moments of start-up): the
                     // connection's task answers everything.
-                    try channel.pipeline.syncOperations.addHandler(ImmediateAnswers(dispatcher: immediate.dispatcher))
+                    try channel.pipeline.syncOperations.addHandler(ImmediateAnswers(dispatcher: immediate.dispatcher, gate: gate))
                     let connection = try Connection(wrappingChannelSynchronously: channel)
-                    if case .terminated = continuation.yield(Accepted(connection: connection, peer: peer, peerGroups: groups, activity: activity)) {
+                    if case .terminated = continuation.yield(Accepted(connection: connection, peer: peer, peerGroups: groups,
+                                                                      ticket: ticket, gate: gate, activity: activity)) {
                         // Accepted after the server stopped: close it cleanly.
                         Task { try? await connection.executeThenClose { _, _ in } }
                     }
@@ -128,7 +148,8 @@ struct RPCServer: Service {
             throw error
         }
         channel.closeFuture.whenComplete { _ in continuation.finish() }
-        return RPCListener(channel: channel, connections: connections, loops: loops)
+        acceptSwitch.attach(channel)
+        return RPCListener(channel: channel, connections: connections, admission: admission, loops: loops)
     }
 
     func run() async throws {
@@ -140,7 +161,8 @@ struct RPCServer: Service {
                 for await accepted in listener.connections {
                     lastID += 1
                     let id = lastID
-                    group.addTask { await admit(accepted, id: id) }
+                    let admitted = decide(accepted, id: id)
+                    group.addTask { await admit(accepted, admitted, id: id) }
                 }
             }
         } onGracefulShutdown: {
@@ -152,43 +174,83 @@ struct RPCServer: Service {
         logger.info("RPC server stopped")
     }
 
-    /// Checks who connected and whether there is room, then serves or refuses the connection.
-    private func admit(_ accepted: Accepted, id: UInt64) async {
+    /// What admission decided for a connection, in arrival order (before its task starts).
+    private enum Admitted {
+        case denied
+        case peer(AccessPolicy.Peer, AccessPolicy.Grant, Admission.Decision?)
+    }
+
+    /// Checks who connected and asks for its place: served, parked until there is room for its
+    /// uid, or refused. Runs in the accept loop, so places are given in arrival order.
+    private func decide(_ accepted: Accepted, id: UInt64) -> Admitted {
         let config = liveConfig.current
+        let limits = Admission.Limits(config.access)
         let grant = accepted.peer.map { peer in
             config.access.grant(peer, daemonUID: getuid()) { AccessPolicy.groups(of: $0, reported: accepted.peerGroups) }
         } ?? .denied
         logger.debug("connection", metadata: ["connection": "\(id)", "peer": "\(accepted.peer.map(\.description) ?? "unknown")",
                                               "access": "\(grant.rawValue)"])
-        let refusal: RPCError?
-        if grant == .denied {
-            logger.notice("refused a connection: not allowed", metadata: ["peer": "\(accepted.peer.map(\.description) ?? "unknown")"])
-            refusal = RPCError(code: RPCError.domainErrorCode, message: "permission denied: this user may not use savingsd (see [rpc] allow_uids, allow_groups)",
-                               data: ["kind": "permission_denied"])
-        } else if !openConnections.open(limit: config.access.maxConnections) {
-            logger.notice("refused a connection: too many open", metadata: ["limit": "\(config.access.maxConnections)"])
-            refusal = RPCError(code: RPCError.domainErrorCode, message: "too many connections (limit \(config.access.maxConnections)); try again later",
-                               data: ["kind": "busy", "limit": .int(config.access.maxConnections)])
-        } else {
-            refusal = nil
+        guard let peer = accepted.peer, grant != .denied else {
+            listener.admission.skipped(ticket: accepted.ticket, limits: limits)
+            return .denied
         }
-        if let refusal {
-            try? await accepted.connection.executeThenClose { inbound, outbound in
-                try await outbound.write(.other(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: refusal)))))
-                outbound.finish()
-                // Take in what the client already sent, so closing does not reset the connection
-                // before it has read why (at most a couple of seconds).
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { for try await _ in inbound {} }
-                    group.addTask { try await Pause.sleep(for: .seconds(2)) }
-                    try await group.next()
-                    group.cancelAll()
-                }
-            }
+        // The daemon's own health check (HeartbeatService) must get through a full house, or a
+        // busy daemon would stop feeding the watchdog: it is served outside the count.
+        if peer.pid == getpid() {
+            listener.admission.skipped(ticket: accepted.ticket, limits: limits)
+            return .peer(peer, grant, nil)
+        }
+        return .peer(peer, grant, listener.admission.enter(uid: peer.uid, ticket: accepted.ticket, limits: limits))
+    }
+
+    /// Serves the connection once its turn comes, or refuses it; nothing is answered before.
+    private func admit(_ accepted: Accepted, _ admitted: Admitted, id: UInt64) async {
+        guard case .peer(let peer, let grant, let decision) = admitted else {
+            logger.notice("refused a connection: not allowed", metadata: ["peer": "\(accepted.peer.map(\.description) ?? "unknown")"])
+            await refuse(accepted.connection, RPCError(code: RPCError.domainErrorCode,
+                                                       message: "permission denied: this user may not use savingsd (see [rpc] allow_uids, allow_groups)",
+                                                       data: ["kind": "permission_denied"]))
             return
         }
-        defer { openConnections.close() }
+        if let decision {
+            switch await decision.outcome {
+            case .served:
+                break
+            case .busy:
+                let limits = Admission.Limits(liveConfig.current.access)
+                logger.notice("refused a connection: too many waiting", metadata: ["parked": "\(limits.parked)"])
+                await refuse(accepted.connection, RPCError(
+                    code: RPCError.domainErrorCode,
+                    message: "too many connections waiting (\(limits.parked) beyond the \(limits.total) served); try again later",
+                    data: ["kind": "busy", "limit": .int(limits.total)]))
+                return
+            case .withdrawn:
+                try? await accepted.connection.executeThenClose { _, _ in }
+                return
+            }
+        }
+        defer {
+            logger.debug("connection closed", metadata: ["connection": "\(id)"])
+            if decision != nil { listener.admission.left(uid: peer.uid, limits: Admission.Limits(liveConfig.current.access)) }
+        }
+        accepted.gate.open()
         await serve(accepted.connection, id: id, activity: accepted.activity, mayWrite: grant == .full)
+    }
+
+    /// Sends `error` as the only line, then closes; what the client already sent is taken in
+    /// first (at most a couple of seconds), so the close does not reset the connection before
+    /// it has read why.
+    private func refuse(_ connection: Connection, _ error: RPCError) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            try await outbound.write(.other(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: error)))))
+            outbound.finish()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { for try await _ in inbound {} }
+                group.addTask { try await Pause.sleep(for: .seconds(2)) }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
     }
 
     private func serve(_ connection: Connection, id: UInt64, activity: ConnectionActivity, mayWrite: Bool) async {

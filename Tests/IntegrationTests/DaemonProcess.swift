@@ -87,6 +87,12 @@ class DaemonProcess {
 
     var pid: Int32 { process.processIdentifier }
 
+    /// The daemon's resident memory now (VmRSS), in kB.
+    var rssKilobytes: Int {
+        (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+    }
+
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for the process to exit; returns its exit status, or nil on timeout / signal death.
