@@ -43,7 +43,11 @@ public enum RequirementCalculator {
     /// currency's minor unit so that paying it every month reaches the target.
     public static func requirement(for goal: Goal, currentTotal: Decimal, month: MonthLabel,
                                    thresholds: PlanningThresholds) -> Requirement {
-        let remaining = max(0, goal.targetAmount - currentTotal)
+        // A total valued at rates carries up to twice the digits of an amount: the remaining
+        // figure is kept to an amount's precision, so the plan that stores it reads back.
+        var exactRemaining = max(0, goal.targetAmount - currentTotal)
+        var remaining = Decimal()
+        NSDecimalRound(&remaining, &exactRemaining, Amount.maxFractionDigits, .plain)
         let months = monthsRemaining(deadline: goal.deadline, month: month)
         var exact = remaining / Decimal(months)
         var required = Decimal()

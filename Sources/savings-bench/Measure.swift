@@ -87,3 +87,56 @@ func machine() -> String {
     let kernel = withUnsafeBytes(of: names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) memory, Linux \(kernel)"
 }
+
+/// A burst: `clients` connections opened at once from 50 threads (each thread connects all of
+/// its clients, then sends every one its line, then reads every answer). Returns the wall
+/// time, each client's latency from its connect to its answer, and how many answers were not
+/// errors.
+func burst(path: String, _ line: [UInt8], clients: Int) throws -> (wall: Double, latencies: Samples, served: Int) {
+    let threads = 50
+    let tally = BurstTally()
+    let failures = Counter()
+    let group = DispatchGroup()
+    let start = monotonicSeconds()
+    for thread in 0..<threads {
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            var open: [(LineSocket, Double)] = []
+            for _ in stride(from: thread, to: clients, by: threads) {
+                let connected = monotonicSeconds()
+                do { open.append((try LineSocket(path: path), connected)) } catch { failures.increment() }
+            }
+            for (socket, connected) in open {
+                do {
+                    try socket.roundTrip(line)
+                    let took = monotonicSeconds() - connected
+                    tally.add(took, served: !socket.lastLine.contains("\"error\""))
+                } catch {
+                    failures.increment()
+                }
+            }
+        }.start()
+    }
+    group.wait()
+    let wall = monotonicSeconds() - start
+    guard failures.value == 0 else { throw BenchError("\(failures.value) of \(clients) burst clients failed") }
+    return (wall, tally.latencies, tally.served)
+}
+
+/// The burst's clients' latencies and answers, from many threads.
+final class BurstTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var samples = Samples()
+    private var answered = 0
+
+    func add(_ latency: Double, served: Bool) {
+        lock.withLock {
+            samples.add(latency)
+            if served { answered += 1 }
+        }
+    }
+
+    var latencies: Samples { lock.withLock { samples } }
+    var served: Int { lock.withLock { answered } }
+}

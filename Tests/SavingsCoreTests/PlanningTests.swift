@@ -29,6 +29,17 @@ import Testing
         #expect(jpy.requiredMonthly == 334)
     }
 
+    /// A total valued at a rate (an amount times a rate, up to 36 decimals) left a remaining
+    /// figure the stored plan could not be read back with (found by the benchmark's burst).
+    @Test func theRemainingFigureKeepsAnAmountsPrecision() throws {
+        let total = try Amount.parse("0.123456789012345678") * Amount.parse("1.000000000000000001")
+        let requirement = RequirementCalculator.requirement(for: try goal(target: "30000", deadline: "2041-06-30"), currentTotal: total,
+                                                            month: MonthLabel(year: 2026, month: 11), thresholds: PlanningThresholds())
+        let stored = Amount.plainText(requirement.remaining)
+        #expect(try Amount.parse(stored) == requirement.remaining, "'\(stored)' reads back")
+        #expect(requirement.remaining == 30000 - (try Amount.parse("0.123456789012345678")), "rounded at the 18th decimal")
+    }
+
     @Test func yearBoundaryAndPastDeadlines() throws {
         let g = try goal(target: "1200", deadline: "2027-01-31")
         #expect(RequirementCalculator.monthsRemaining(deadline: g.deadline, month: MonthLabel(year: 2026, month: 12)) == 2)
