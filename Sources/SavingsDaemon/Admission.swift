@@ -73,9 +73,9 @@ final class Admission: Sendable {
         /// Accepted, not yet decided: they count against the total, so the listener stops in time.
         var arriving = 0
         var parked: [Waiting] = []
-        /// Tickets handed out whose connection has not asked yet, and those of them that closed.
+        /// Tickets of connections that have not asked yet (each counted in `arriving`); one that
+        /// closes first leaves the set, and its `enter`, if it ever comes, finds it gone.
         var issued: Set<UInt64> = []
-        var withdrawnEarly: Set<UInt64> = []
         var nextTicket: UInt64 = 0
         var stamps: [ObjectIdentifier: UInt64] = [:]
         var accepting = true
@@ -89,56 +89,57 @@ final class Admission: Sendable {
         self.setAccepting = setAccepting
     }
 
-    /// A connection was accepted (on its event loop, before anything is read from it).
-    func arrived(limits: Limits) {
-        let change = state.withLock { state in
-            state.arriving += 1
-            return Self.acceptingChange(&state, limits)
-        }
-        if let change { setAccepting(change) }
-    }
-
     /// Stamps a connection as the listener accepts it (tickets grow in accept order; the
     /// connections are then set up on several threads at once and reach `enter` in any order).
     func stamp(_ connection: ObjectIdentifier) {
         state.withLock { state in
             state.nextTicket += 1
-            state.issued.insert(state.nextTicket)
             state.stamps[connection] = state.nextTicket
         }
     }
 
-    /// The ticket `stamp` gave `connection` (a new one if it was not stamped): `withdraw(ticket)`
-    /// from its close callback ends its wait if it is parked when it closes (or before it asks).
-    func ticket(for connection: ObjectIdentifier) -> UInt64 {
-        state.withLock { state in
-            if let ticket = state.stamps.removeValue(forKey: connection) { return ticket }
-            state.nextTicket += 1
-            state.issued.insert(state.nextTicket)
-            return state.nextTicket
+    /// A connection is being set up (on its event loop, before anything is read from it): it
+    /// counts against the total from now, so the listener stops in time. Returns its ticket
+    /// (the one `stamp` gave it); `withdraw(ticket)` from its close callback ends its wait if it
+    /// is parked when it closes, or takes it off the count if it closes before it asks.
+    func arrived(_ connection: ObjectIdentifier, limits: Limits) -> UInt64 {
+        let (ticket, change) = state.withLock { state -> (UInt64, Bool?) in
+            let ticket: UInt64
+            if let stamped = state.stamps.removeValue(forKey: connection) {
+                ticket = stamped
+            } else {
+                state.nextTicket += 1
+                ticket = state.nextTicket
+            }
+            state.issued.insert(ticket)
+            state.arriving += 1
+            return (ticket, Self.acceptingChange(&state, limits))
         }
+        if let change { setAccepting(change) }
+        return ticket
     }
 
     /// Serves `uid` now, or parks it until it may be served, or refuses it when too many wait.
     /// Parked connections are served in the order they were accepted.
     func enter(uid: UInt32, ticket: UInt64, limits: Limits) -> Decision {
         let (decision, change) = state.withLock { state -> (Decision, Bool?) in
-            state.arriving = max(0, state.arriving - 1)
-            state.issued.remove(ticket)
             let decision: Decision
-            if state.withdrawnEarly.remove(ticket) != nil {
+            if state.issued.remove(ticket) == nil {
                 decision = Decision(.withdrawn)
-            } else if state.served < limits.total, state.servedByUID[uid, default: 0] < limits.perUID {
-                state.served += 1
-                state.servedByUID[uid, default: 0] += 1
-                decision = Decision(.served)
-            } else if state.parked.count < limits.parked {
-                decision = Decision()
-                // In accept order, whatever order the connections were set up in.
-                let index = state.parked.lastIndex { $0.ticket < ticket }.map { $0 + 1 } ?? 0
-                state.parked.insert(Waiting(ticket: ticket, uid: uid, decision: decision), at: index)
             } else {
-                decision = Decision(.busy)
+                state.arriving -= 1
+                if state.served < limits.total, state.servedByUID[uid, default: 0] < limits.perUID {
+                    state.served += 1
+                    state.servedByUID[uid, default: 0] += 1
+                    decision = Decision(.served)
+                } else if state.parked.count < limits.parked {
+                    decision = Decision()
+                    // In accept order, whatever order the connections were set up in.
+                    let index = state.parked.lastIndex { $0.ticket < ticket }.map { $0 + 1 } ?? 0
+                    state.parked.insert(Waiting(ticket: ticket, uid: uid, decision: decision), at: index)
+                } else {
+                    decision = Decision(.busy)
+                }
             }
             return (decision, Self.acceptingChange(&state, limits))
         }
@@ -149,9 +150,7 @@ final class Admission: Sendable {
     /// A connection that will not ask (refused before admission) leaves the arriving count.
     func skipped(ticket: UInt64, limits: Limits) {
         let change = state.withLock { state in
-            state.arriving = max(0, state.arriving - 1)
-            state.issued.remove(ticket)
-            state.withdrawnEarly.remove(ticket)
+            if state.issued.remove(ticket) != nil { state.arriving -= 1 }
             return Self.acceptingChange(&state, limits)
         }
         if let change { setAccepting(change) }
@@ -186,9 +185,11 @@ final class Admission: Sendable {
     func withdraw(_ ticket: UInt64, limits: Limits) {
         let (waiting, change) = state.withLock { state -> (Waiting?, Bool?) in
             guard let index = state.parked.firstIndex(where: { $0.ticket == ticket }) else {
-                // Not yet asked: it will be told when it does. Otherwise served or refused already.
-                if state.issued.contains(ticket) { state.withdrawnEarly.insert(ticket) }
-                return (nil, nil)
+                // Not yet asked (or never will: its setup failed): it no longer arrives. Otherwise
+                // served or refused already, and nothing is to be done here.
+                guard state.issued.remove(ticket) != nil else { return (nil, nil) }
+                state.arriving -= 1
+                return (nil, Self.acceptingChange(&state, limits))
             }
             let waiting = state.parked.remove(at: index)
             return (waiting, Self.acceptingChange(&state, limits))

@@ -86,8 +86,7 @@ struct RPCServer: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 // Counted at once, so the listener stops accepting at max_connections in time.
-                admission.arrived(limits: Admission.Limits(liveConfig.current.access))
-                let ticket = admission.ticket(for: ObjectIdentifier(channel))
+                let ticket = admission.arrived(ObjectIdentifier(channel), limits: Admission.Limits(liveConfig.current.access))
                 channel.closeFuture.whenComplete { _ in admission.withdraw(ticket, limits: Admission.Limits(liveConfig.current.access)) }
                 let gate = AdmissionGate()
                 // Who connected: SO_PEERCRED and SO_PEERGROUPS, read once at accept.
