@@ -89,39 +89,56 @@ func machine() -> String {
 }
 
 /// A burst: `clients` connections opened at once from 50 threads (each thread connects all of
-/// its clients, then sends every one its line, then reads every answer). Returns the wall
+/// its clients, then in turn sends each its line, reads the answer and closes it). Returns the wall
 /// time, each client's latency from its connect to its answer, and how many answers were not
 /// errors.
 func burst(path: String, _ line: [UInt8], clients: Int) throws -> (wall: Double, latencies: Samples, served: Int) {
     let threads = 50
     let tally = BurstTally()
     let failures = Counter()
+    let firstFailure = FirstFailure()
     let group = DispatchGroup()
     let start = monotonicSeconds()
     for thread in 0..<threads {
         group.enter()
         Thread {
             defer { group.leave() }
-            var open: [(LineSocket, Double)] = []
+            var open: [(socket: LineSocket?, connected: Double)] = []
             for _ in stride(from: thread, to: clients, by: threads) {
                 let connected = monotonicSeconds()
-                do { open.append((try LineSocket(path: path), connected)) } catch { failures.increment() }
+                do { open.append((try LineSocket(path: path), connected)) } catch {
+                    failures.increment()
+                    firstFailure.note("connect: \(error)")
+                }
             }
-            for (socket, connected) in open {
+            for index in open.indices {
+                guard let socket = open[index].socket else { continue }
                 do {
                     try socket.roundTrip(line)
-                    let took = monotonicSeconds() - connected
-                    tally.add(took, served: !socket.lastLine.contains("\"error\""))
+                    tally.add(monotonicSeconds() - open[index].connected, served: !socket.lastLine.contains("\"error\""))
                 } catch {
                     failures.increment()
+                    firstFailure.note("answer: \(error)")
                 }
+                // Answered: closed at once, as a client does, so its place goes to the next.
+                open[index].socket = nil
             }
         }.start()
     }
     group.wait()
     let wall = monotonicSeconds() - start
-    guard failures.value == 0 else { throw BenchError("\(failures.value) of \(clients) burst clients failed") }
+    guard failures.value == 0 else {
+        throw BenchError("\(failures.value) of \(clients) burst clients on \(path) failed; the first: \(firstFailure.text ?? "?")")
+    }
     return (wall, tally.latencies, tally.served)
+}
+
+/// The first of several threads' failures.
+final class FirstFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: String?
+    func note(_ text: String) { lock.withLock { if first == nil { first = text } } }
+    var text: String? { lock.withLock { first } }
 }
 
 /// The burst's clients' latencies and answers, from many threads.

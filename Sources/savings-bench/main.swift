@@ -241,7 +241,7 @@ figures.append(Figure(name: "`daemon.ping`, 16 connections (req/s, median of \(r
 // A burst of clients at once, each asking for a month's plans that do not exist yet (the
 // first creates them, the others wait their turn): all must be answered. Baseline: the same
 // burst of one line each against the line-echo server.
-let burstClients = smoke ? 100 : 1_000
+let burstClients = ProcessInfo.processInfo.environment["SAVINGS_BENCH_BURST"].flatMap { Int($0) } ?? (smoke ? 100 : 1_000)
 let burstMonth = request("plan.list", #"{"month":"2041-01"}"#)
 let echoBurst = try burst(path: work + "/echo.sock", ping, clients: burstClients)
 let daemonBurst = try burst(path: daemon.socket, burstMonth, clients: burstClients)
