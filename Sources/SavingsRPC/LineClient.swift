@@ -146,7 +146,7 @@ public final class RPCClient {
     public func call(_ method: String, _ params: [String: JSONValue] = [:], timeoutMilliseconds: Int32 = 30_000,
                      deadlineMilliseconds: Int? = nil,
                      onNotification: ((JSONValue) -> Void)? = nil) throws(CallError) -> JSONValue {
-        let start = ContinuousClock.now
+        let deadline = deadlineMilliseconds.map { ContinuousClock.now + .milliseconds($0) }
         let id = nextID
         nextID += 1
         let request = RPCRequest(id: .number(String(id)), method: method, params: params)
@@ -159,14 +159,13 @@ public final class RPCClient {
         while true {
             let line: String?
             var wait = timeoutMilliseconds
-            if let deadlineMilliseconds {
-                let elapsed = start.duration(to: .now).components
-                let left = deadlineMilliseconds - Int(elapsed.seconds) * 1000 - Int(elapsed.attoseconds / 1_000_000_000_000_000)
-                guard left > 0 else {
+            if let deadline, let deadlineMilliseconds {
+                let left = ContinuousClock.now.duration(to: deadline) / .milliseconds(1)
+                guard left >= 1 else {
                     throw .transport(LineClient.Failure(message: "no answer within \(deadlineMilliseconds / 1000) s", unreachable: false,
                                                         timedOut: true))
                 }
-                wait = Int32(min(Int(wait), left))
+                wait = Int32(min(Double(wait), left))
             }
             do {
                 line = try connection.readLine(timeoutMilliseconds: wait)

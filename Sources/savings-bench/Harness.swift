@@ -261,3 +261,12 @@ enum Placement {
         for task in tasks.compactMap({ pid_t($0) }) { try pin(thread: task, to: cpus) }
     }
 }
+
+/// Raises this process's soft limit of open files to `count` (at most the hard limit); the
+/// processes it starts inherit it.
+func raiseOpenFileLimit(to count: rlim_t) {
+    var limit = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = min(limit.rlim_max, max(limit.rlim_cur, count))
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}

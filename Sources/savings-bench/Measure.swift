@@ -88,6 +88,18 @@ func machine() -> String {
     return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) memory, Linux \(kernel)"
 }
 
+/// A burst of clients at once, each asking for a month's plans that do not exist yet (the
+/// first creates them, the others wait their turn): all must be answered. Baseline: the same
+/// burst of one line each against the line-echo server.
+func burstFigure(echo: String, echoLine: [UInt8], daemon: String, clients: Int) throws -> Figure {
+    let echoBurst = try burst(path: echo, echoLine, clients: clients)
+    let daemonBurst = try burst(path: daemon, request("plan.list", #"{"month":"2041-01"}"#), clients: clients)
+    return Figure(name: "\(clients)-client burst of `plan.list` for a new month: \(daemonBurst.served) of \(clients) served, wall time (p50/p99: each client's latency)",
+                  median: ms(daemonBurst.wall) + " (" + ms(daemonBurst.latencies.median) + ")", p99: ms(daemonBurst.latencies.p99),
+                  baseline: "line echo: " + ms(echoBurst.wall), ratio: ratio(daemonBurst.wall / echoBurst.wall),
+                  target: "all served", met: daemonBurst.served == clients)
+}
+
 /// A burst: `clients` connections opened at once from 50 threads (each thread connects all of
 /// its clients, then in turn sends each its line, reads the answer and closes it). Returns the wall
 /// time, each client's latency from its connect to its answer, and how many answers were not

@@ -27,10 +27,7 @@ let echoServer = binaries + "/bench-echo"
 
 // The burst holds a thousand connections at once in this process, the daemon and the echo
 // server (which inherit the limit).
-var openFiles = rlimit()
-getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &openFiles)
-openFiles.rlim_cur = min(openFiles.rlim_max, max(openFiles.rlim_cur, 8_192))
-setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &openFiles)
+raiseOpenFileLimit(to: 8_192)
 
 func say(_ text: String) {
     print("[bench] \(text)")
@@ -238,17 +235,8 @@ figures.append(Figure(name: "`daemon.ping`, 16 connections (req/s, median of \(r
                       baseline: "line echo: " + rate(echoParallel), ratio: ratio(pingParallel / echoParallel),
                       target: "≥ 0.6×", met: pingParallel / echoParallel >= 0.6))
 
-// A burst of clients at once, each asking for a month's plans that do not exist yet (the
-// first creates them, the others wait their turn): all must be answered. Baseline: the same
-// burst of one line each against the line-echo server.
 let burstClients = ProcessInfo.processInfo.environment["SAVINGS_BENCH_BURST"].flatMap { Int($0) } ?? (smoke ? 100 : 1_000)
-let burstMonth = request("plan.list", #"{"month":"2041-01"}"#)
-let echoBurst = try burst(path: work + "/echo.sock", ping, clients: burstClients)
-let daemonBurst = try burst(path: daemon.socket, burstMonth, clients: burstClients)
-figures.append(Figure(name: "\(burstClients)-client burst of `plan.list` for a new month: \(daemonBurst.served) of \(burstClients) served, wall time (p50/p99: each client's latency)",
-                      median: ms(daemonBurst.wall) + " (" + ms(daemonBurst.latencies.median) + ")", p99: ms(daemonBurst.latencies.p99),
-                      baseline: "line echo: " + ms(echoBurst.wall), ratio: ratio(daemonBurst.wall / echoBurst.wall),
-                      target: "all served", met: daemonBurst.served == burstClients))
+figures.append(try burstFigure(echo: work + "/echo.sock", echoLine: ping, daemon: daemon.socket, clients: burstClients))
 
 // MARK: - Figures
 

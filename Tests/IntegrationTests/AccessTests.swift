@@ -8,6 +8,14 @@ func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int
                 Binaries.savingsctl] + arguments, executable: "/usr/bin/setpriv")
 }
 
+/// A daemon whose socket the `users` group (gid 100) can reach.
+func sharedDaemon(_ extra: [String: String]) throws -> DaemonProcess {
+    let directory = try makeScratchDirectory()
+    chmod(directory, 0o755)
+    return try DaemonProcess(directory: directory, environment: ["SAVINGSD_SOCKET_GROUP": "users", "SAVINGSD_LOG_LEVEL": "debug"]
+        .merging(extra) { $1 })
+}
+
 @Suite struct AccessTests {
     static let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
         && getgrnam("users") != nil && executableByOthers(Binaries.savingsctl)
@@ -21,14 +29,6 @@ func runCtlAsNobody(groups: [Int], _ arguments: [String]) throws -> (status: Int
             guard stat(prefix, &info) == 0, info.st_mode & S_IXOTH != 0 else { return false }
         }
         return true
-    }
-
-    /// A daemon whose socket the `users` group (gid 100) can reach.
-    func sharedDaemon(_ extra: [String: String]) throws -> DaemonProcess {
-        let directory = try makeScratchDirectory()
-        chmod(directory, 0o755)
-        return try DaemonProcess(directory: directory, environment: ["SAVINGSD_SOCKET_GROUP": "users", "SAVINGSD_LOG_LEVEL": "debug"]
-            .merging(extra) { $1 })
     }
 
     @Test(.enabled(if: canSwitchUser, "needs root, setpriv and a 'users' group"))

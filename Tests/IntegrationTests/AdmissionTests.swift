@@ -8,13 +8,13 @@ import Testing
 @Suite struct AdmissionTests {
     static let ping = #"{"jsonrpc":"2.0","id":1,"method":"daemon.ping"}"#
 
-    func served(_ client: LineClient) throws -> Bool {
+    static func served(_ client: LineClient) throws -> Bool {
         try client.sendLine(Self.ping)
         return try JSONParser.parse(try #require(try client.readLine(timeoutMilliseconds: 10_000)))["result"]?["pong"] == true
     }
 
     /// No answer within `milliseconds` (the line was sent before).
-    func silent(_ client: LineClient, milliseconds: Int32) -> Bool {
+    static func silent(_ client: LineClient, milliseconds: Int32) -> Bool {
         do {
             _ = try client.readLine(timeoutMilliseconds: milliseconds)
             return false
@@ -26,14 +26,14 @@ import Testing
     @Test func beyondMaxConnectionsANewcomerWaitsUnansweredThenIsServed() throws {
         let daemon = try DaemonProcess(environment: ["SAVINGSD_MAX_CONNECTIONS": "8", "SAVINGSD_MAX_CONNECTIONS_PER_UID": "8"])
         let eight = try (0..<8).map { _ in try daemon.raw() }
-        for client in eight { #expect(try served(client)) }
+        for client in eight { #expect(try Self.served(client)) }
         let ninth = try daemon.raw()
         try ninth.sendLine(Self.ping)
-        #expect(silent(ninth, milliseconds: 1_500), "no answer, daemon.ping included, while eight are served")
+        #expect(Self.silent(ninth, milliseconds: 1_500), "no answer, daemon.ping included, while eight are served")
         eight[0].close()
         let answer = try JSONParser.parse(try #require(try ninth.readLine(timeoutMilliseconds: 10_000)))
         #expect(answer["result"]?["pong"] == true, "served once one of the eight closed")
-        #expect(try served(eight[1]), "the others are still served")
+        #expect(try Self.served(eight[1]), "the others are still served")
     }
 
     @Test func aUIDBeyondItsShareWaitsParkedAndBusyComesOnlyPastTheBound() throws {
@@ -41,10 +41,10 @@ import Testing
         let daemon = try DaemonProcess(environment: ["SAVINGSD_MAX_CONNECTIONS": "4", "SAVINGSD_MAX_CONNECTIONS_PER_UID": "1",
                                                      "SAVINGSD_BACKLOG": "16"])
         let first = try daemon.raw()
-        #expect(try served(first))
+        #expect(try Self.served(first))
         let parked = try (0..<16).map { _ in try daemon.raw() }
         for client in parked { try client.sendLine(Self.ping) }
-        #expect(silent(parked[0], milliseconds: 1_000), "parked: not answered")
+        #expect(Self.silent(parked[0], milliseconds: 1_000), "parked: not answered")
         let refused = try daemon.raw()
         let line = try JSONParser.parse(try #require(try refused.readLine(timeoutMilliseconds: 10_000)))
         #expect(line["error"]?["data"]?["kind"] == "busy", "past the bound: \(line)")
@@ -52,7 +52,7 @@ import Testing
         first.close()
         let answer = try JSONParser.parse(try #require(try parked[0].readLine(timeoutMilliseconds: 10_000)))
         #expect(answer["result"]?["pong"] == true, "the first parked is served when its uid's connection closes")
-        #expect(silent(parked[1], milliseconds: 500), "the next still waits its turn")
+        #expect(Self.silent(parked[1], milliseconds: 500), "the next still waits its turn")
     }
 
     /// A burst of 1,000 clients, each asking for a month's plans that do not exist yet: every
@@ -110,13 +110,6 @@ import Testing
 
 /// Admission across users: run as nobody (uid 65534), as the access tests do.
 @Suite struct AdmissionAcrossUsersTests {
-    /// A daemon whose socket the `users` group (gid 100) can reach.
-    func sharedDaemon(_ extra: [String: String]) throws -> DaemonProcess {
-        let directory = try makeScratchDirectory()
-        chmod(directory, 0o755)
-        return try DaemonProcess(directory: directory, environment: ["SAVINGSD_SOCKET_GROUP": "users"].merging(extra) { $1 })
-    }
-
     /// Everything a client as nobody (in `users`) receives after sending `lines`, until the close.
     func receivedAsNobody(_ socket: String, sending lines: [String]) throws -> [String] {
         let script = """
@@ -152,10 +145,10 @@ import Testing
         // Eight served at once, four per uid; nobody is allowed too.
         let daemon = try sharedDaemon(["SAVINGSD_MAX_CONNECTIONS": "8", "SAVINGSD_ALLOW_UIDS": "65534"])
         let held = try (0..<4).map { _ in try daemon.raw() }
-        for client in held { #expect(try AdmissionTests().served(client)) }
+        for client in held { #expect(try AdmissionTests.served(client)) }
         let fifth = try daemon.raw()
         try fifth.sendLine(AdmissionTests.ping)
-        #expect(AdmissionTests().silent(fifth, milliseconds: 1_000), "root's fifth waits: its share is held")
+        #expect(AdmissionTests.silent(fifth, milliseconds: 1_000), "root's fifth waits: its share is held")
         let start = ContinuousClock.now
         let other = try runCtlAsNobody(groups: [100], ["--socket", daemon.socketPath, "goal", "list"])
         #expect(other.status == 0, "\(other.stderr)")

@@ -31,7 +31,7 @@ struct Accepted: Sendable {
     let peer: AccessPolicy.Peer?
     /// Its supplementary groups as the kernel reported them (nil when it could not).
     let peerGroups: [UInt32]?
-    /// Its place in the admission (see `Admission.ticket`).
+    /// Its place in the admission, in accept order (see `Admission.arrived`).
     let ticket: UInt64
     /// Opened once it is served: the immediate path answers nothing before.
     let gate: AdmissionGate
@@ -90,17 +90,8 @@ struct RPCServer: Service {
                 channel.closeFuture.whenComplete { _ in admission.withdraw(ticket, limits: Admission.Limits(liveConfig.current.access)) }
                 let gate = AdmissionGate()
                 // Who connected: SO_PEERCRED and SO_PEERGROUPS, read once at accept.
-                let provider = channel as? any SocketOptionProvider
-                let credentials: EventLoopFuture<AccessPolicy.Peer>? = provider?
-                    .unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-                let reportedGroups: EventLoopFuture<PeerGroups>? = provider?
-                    .unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERGROUPS))
-                let peer = credentials.map { future in
-                    future.map { Optional($0) }.recover { _ in nil }
-                } ?? channel.eventLoop.makeSucceededFuture(nil)
-                let groups = reportedGroups.map { future in
-                    future.map { Optional($0.list) }.recover { _ in nil }
-                } ?? channel.eventLoop.makeSucceededFuture(nil)
+                let peer = Self.peerOption(channel, SO_PEERCRED) { (peer: AccessPolicy.Peer) in peer }
+                let groups = Self.peerOption(channel, SO_PEERGROUPS) { (groups: PeerGroups) in groups.list }
                 return peer.and(groups).flatMapThrowing { peer, groups in
                     let config = liveConfig.current
                     let activity = ConnectionActivity()
@@ -149,6 +140,15 @@ struct RPCServer: Service {
         channel.closeFuture.whenComplete { _ in continuation.finish() }
         acceptSwitch.attach(channel)
         return RPCListener(channel: channel, connections: connections, admission: admission, loops: loops)
+    }
+
+    /// A socket option of the connection's peer, or nil when it cannot be read.
+    private static func peerOption<Value: Sendable, Result: Sendable>(
+        _ channel: any Channel, _ name: Int32, _ transform: @escaping @Sendable (Value) -> Result
+    ) -> EventLoopFuture<Result?> {
+        guard let provider = channel as? any SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let value: EventLoopFuture<Value> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(name))
+        return value.map { Optional(transform($0)) }.recover { _ in nil }
     }
 
     func run() async throws {
