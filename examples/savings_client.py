@@ -7,16 +7,24 @@ savingsd speaks JSON-RPC 2.0, one JSON document per line, over a Unix socket.
     python3 savings_client.py call goal.get '{"goal": "Emergency"}'
     python3 savings_client.py batch goal.list dashboard.get
     python3 savings_client.py events goal.reached month.closed     # Ctrl-C to stop
+    python3 savings_client.py upload tx.import bank.csv '{"asset": "Bank"}'
+    python3 savings_client.py download db.backup backup.db
+
+Files travel over the connection (the daemon may run as another user and never opens yours):
+an upload sends the file in base64 chunks after the daemon's upload.ready, a download receives
+download.chunk notifications before the response (docs/protocol.md, "Files over the connection").
 
 The socket is --socket PATH, else $SAVINGSD_SOCKET, else $XDG_RUNTIME_DIR/savingsd/savingsd.sock
 (the per-user daemon), else /run/savingsd/savingsd.sock (the system service).
 """
 import argparse
+import base64
 import itertools
 import json
 import os
 import socket
 import sys
+import tempfile
 
 
 def default_socket():
@@ -78,6 +86,58 @@ class Client:
         return [RPCError(by_id[r["id"]]["error"]) if "error" in by_id[r["id"]] else by_id[r["id"]]["result"]
                 for r in requests]
 
+    def _response_to(self, request_id, on_notification=None):
+        """Reads until the response to request_id; notifications go to on_notification."""
+        while True:
+            line = self.reader.readline()
+            if not line:
+                raise ConnectionError("savingsd closed the connection")
+            message = json.loads(line)
+            if message.get("id") == request_id and "method" not in message:
+                if "error" in message:
+                    raise RPCError(message["error"])
+                return message
+            if on_notification and on_notification(message):
+                return None
+
+    def upload(self, method, params, path):
+        """Calls an upload method with the bytes of the file at path (opened here, by us)."""
+        request_id = next(self.ids)
+        size = os.path.getsize(path)
+        self._send({"jsonrpc": "2.0", "id": request_id, "method": method,
+                    "params": dict(params, upload={"size": size})})
+        ready = {}
+        # The daemon checks the call first: a refusal is the response, and nothing is sent.
+        self._response_to(request_id, lambda m: m.get("method") == "upload.ready" and ready.update(m["params"]) is None)
+        with open(path, "rb") as source:
+            while chunk := source.read(ready["max_chunk_bytes"]):
+                self._send({"jsonrpc": "2.0", "method": "upload.chunk",
+                            "params": {"id": request_id, "data": base64.b64encode(chunk).decode("ascii")}})
+        self._send({"jsonrpc": "2.0", "method": "upload.end", "params": {"id": request_id}})
+        return self._response_to(request_id)["result"]
+
+    def download(self, method, params, path):
+        """Calls a download method and writes the file to path, renamed into place once complete."""
+        request_id = next(self.ids)
+        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": dict(params or {}, download=True)})
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, partial = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".partial-")
+        try:
+            with os.fdopen(fd, "wb") as target:
+                def take(message):
+                    if message.get("method") == "download.chunk" and message["params"]["id"] == request_id:
+                        target.write(base64.b64decode(message["params"]["data"]))
+                result = self._response_to(request_id, take)["result"]
+                if target.tell() != result["bytes"]:
+                    raise ConnectionError(f"received {target.tell()} of {result['bytes']} bytes")
+                target.flush()
+                os.fsync(target.fileno())
+            os.replace(partial, path)
+            return result
+        except BaseException:
+            os.unlink(partial)
+            raise
+
     def events(self, topics=None):
         """Subscribes on this connection and yields each event's params: {topic, at, data}."""
         self.call("events.subscribe", {"topics": topics} if topics else {})
@@ -101,6 +161,14 @@ def main():
     batch.add_argument("methods", nargs="+")
     events = commands.add_parser("events", help="print events as they happen")
     events.add_argument("topics", nargs="*")
+    upload = commands.add_parser("upload", help="call an upload method (tx.import, data.import, data.legacy_import) with a file")
+    upload.add_argument("method")
+    upload.add_argument("file")
+    upload.add_argument("params", nargs="?", help="other params as a JSON object")
+    download = commands.add_parser("download", help="call a download method (data.export, db.backup) into a file")
+    download.add_argument("method")
+    download.add_argument("file")
+    download.add_argument("params", nargs="?", help="other params as a JSON object")
     args = parser.parse_args()
 
     try:
@@ -115,6 +183,10 @@ def main():
             for method, result in zip(args.methods, results):
                 shown = str(result) if isinstance(result, RPCError) else json.dumps(result)
                 print(f"{method}: {shown}")
+        elif args.command == "upload":
+            print(json.dumps(client.upload(args.method, json.loads(args.params) if args.params else {}, args.file), indent=2))
+        elif args.command == "download":
+            print(json.dumps(client.download(args.method, json.loads(args.params) if args.params else {}, args.file), indent=2))
         else:
             for event in client.events(args.topics or None):
                 print(json.dumps(event), flush=True)

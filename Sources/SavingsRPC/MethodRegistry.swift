@@ -7,6 +7,18 @@ public struct CallContext: Sendable {
     public var notify: (@Sendable (_ notification: JSONValue) -> Void)?
     /// False for callers in a read-only group: methods that write are refused with `read_only`.
     public var mayWrite = true
+    /// The id of the request being answered: nil for a notification or a request inside a
+    /// batch (neither can carry a file, see `FileTransfer`).
+    public var requestID: RequestID?
+    /// The next line the caller sends on this connection while the request runs (an upload's
+    /// chunks), nil once the connection ended; set by transports that can carry files.
+    public var receive: (@Sendable () async throws -> [UInt8]?)?
+    /// Writes a line to the caller in order and without loss, waiting while the caller does not
+    /// read (a download's chunks); set by transports that can carry files.
+    public var send: (@Sendable (_ line: [UInt8]) async throws -> Void)?
+    /// Closes the connection once the request is answered: an upload that failed half-way
+    /// leaves the rest of its chunks on the line.
+    public var endConnection: (@Sendable () -> Void)?
 
     public init(connectionID: UInt64, subscribe: (@Sendable (_ topics: Set<String>?) -> Void)? = nil,
                 notify: (@Sendable (_ notification: JSONValue) -> Void)? = nil) {
@@ -159,8 +171,9 @@ public struct MethodRegistry: Sendable {
         [
             "openrpc": "1.2.6",
             "info": ["title": .string(title), "version": .string(version)],
+            "x-file-transfer": FileTransfer.description,
             "methods": .array(specs.map { spec in
-                [
+                var method: [String: JSONValue] = [
                     "name": .string(spec.name),
                     "summary": .string(spec.summary),
                     "paramStructure": "by-name",
@@ -177,6 +190,8 @@ public struct MethodRegistry: Sendable {
                                "schema": spec.result.schema],
                     "x-writes": .bool(spec.writes),
                 ]
+                if let transfer = spec.transfer { method["x-transfer"] = .string(transfer.rawValue) }
+                return .object(method)
             }),
         ]
     }

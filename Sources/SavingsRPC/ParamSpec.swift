@@ -123,12 +123,16 @@ public struct MethodSpec: Sendable, Equatable {
     public var result: ResultSpec
     /// Whether the method changes stored data (read-only peers may not call it).
     public var writes: Bool
+    /// Whether the method can take (upload) or give (download) a file over the connection.
+    public var transfer: FileTransfer.Direction?
 
-    public init(_ name: String, summary: String, params: [ParamSpec] = [], result: ResultSpec, writes: Bool) {
+    public init(_ name: String, summary: String, params: [ParamSpec] = [], result: ResultSpec, writes: Bool,
+                transfer: FileTransfer.Direction? = nil) {
         self.name = name
         self.summary = summary
         self.params = params
         self.result = result
         self.writes = writes
+        self.transfer = transfer
     }
 }

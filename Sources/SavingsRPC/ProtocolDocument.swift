@@ -38,6 +38,7 @@ public enum ProtocolDocument {
         first). A client may therefore wait as long as the work takes and still treat a silence of
         a few seconds (savingsctl: 10) as a daemon that has stopped answering.
 
+        \(fileTransfer)
         ## Methods
 
 
@@ -57,6 +58,7 @@ public enum ProtocolDocument {
         let name = method["name"]?.stringValue ?? "?"
         var out = "### `\(name)`\n\n\(method["summary"]?.stringValue ?? "")"
         if method["x-writes"] == true { out += " *writes*" }
+        if let transfer = method["x-transfer"]?.stringValue { out += " *\(transfer)*" }
         out += "\n\n"
         let params = method["params"]?.arrayValue ?? []
         if params.isEmpty {
@@ -74,12 +76,16 @@ public enum ProtocolDocument {
         out += "Result (`\(result?["name"]?.stringValue ?? "result")`): \(result?["description"]?.stringValue.map { "`\($0)`" } ?? "-")\n\n"
         var example: [String: JSONValue] = ["jsonrpc": "2.0", "id": 1, "method": .string(name)]
         let required = params.filter { $0["required"] == true }
-        if !required.isEmpty {
-            example["params"] = .object(Dictionary(uniqueKeysWithValues: required.map { param in
-                let key = param["name"]?.stringValue ?? "?"
-                return (key, sample(key, param["schema"]))
-            }))
+        var exampleParams = Dictionary(uniqueKeysWithValues: required.map { param in
+            let key = param["name"]?.stringValue ?? "?"
+            return (key, sample(key, param["schema"]))
+        })
+        switch method["x-transfer"]?.stringValue {
+        case "upload": exampleParams["upload"] = ["size": 52_340]
+        case "download": exampleParams["download"] = true
+        default: break
         }
+        if !exampleParams.isEmpty { example["params"] = .object(exampleParams) }
         out += "```json\n\(JSONSerializer.serialize(.object(example)))\n```\n"
         return out
     }
@@ -124,4 +130,59 @@ public enum ProtocolDocument {
             }
         }
     }
+
+    /// The prose of "Files over the connection", with the message names of `FileTransfer`.
+    static let fileTransfer = """
+        ## Files over the connection
+
+        The daemon may run as another user than its callers (the system service runs with its own
+        dynamic user, and sees neither `/home` nor the caller's `/tmp`), so a file travels over the
+        connection instead of by name: the client opens and writes it with its own permissions.
+        Methods marked *upload* (`tx.import`, `data.import`, `data.legacy_import`) take
+        `"upload": {"size": BYTES}` (size optional) instead of `path`; methods marked *download*
+        (`data.export`, `db.backup`) take `"download": true`. `path` stays for files on the
+        daemon's own side. Such a request must carry an id and stand alone on its line (not in a
+        batch). Bytes are sent in base64, in chunks of at most `max_chunk_bytes` (192 KiB, less
+        when `max_line_bytes` is smaller), so every line stays within the line limit and neither
+        side holds more than a chunk.
+
+        Upload, as the client sees it:
+
+        1. `{"jsonrpc": "2.0", "id": 7, "method": "tx.import", "params": {"asset": "Bank", "upload": {"size": 52340}}}`
+        2. The daemon checks the call first. A refusal (unknown asset, `read_only`, a size over
+           `max_upload_bytes`) is the response, at once: send nothing. Otherwise it sends
+           `{"jsonrpc": "2.0", "method": "\(FileTransfer.uploadReady)", "params": {"id": 7, "max_chunk_bytes": 196608, "max_bytes": 1073741824}}`.
+        3. Send the file as notifications
+           `{"jsonrpc": "2.0", "method": "\(FileTransfer.uploadChunk)", "params": {"id": 7, "data": "ZGF0ZSxhbW91bnQK..."}}`,
+           then `{"jsonrpc": "2.0", "method": "\(FileTransfer.uploadEnd)", "params": {"id": 7}}`
+           (or `\(FileTransfer.uploadAbort)` to give up: the response is a `conflict` error and the
+           connection goes on).
+        4. The response to request 7 follows once the file has been used, as for `path`.
+
+        The daemon holds the upload in a file with no name beside its database and uses it only
+        once it is complete, so a client that disconnects half-way leaves nothing imported and no
+        file behind. Uploads count against the connection limits; each chunk is a line
+        (`max_line_bytes`); a client that stops sending for `idle_timeout` is disconnected; past
+        `max_upload_bytes` (default 1 GiB) the answer is `too_large`. After a failure in step 3
+        (too large, a line that is not a chunk of this upload, a full disk) the error is the
+        response and the connection is closed, since the rest of the file may still be on its
+        way. Progress (`progress: true`) reports `phase: "receiving"` with the bytes so far.
+
+        Download:
+
+        1. `{"jsonrpc": "2.0", "id": 8, "method": "db.backup", "params": {"download": true}}`
+        2. The daemon takes the file whole first (a backup through SQLite's backup API while
+           writers continue, or the export from one snapshot), then sends
+           `{"jsonrpc": "2.0", "method": "\(FileTransfer.downloadStart)", "params": {"id": 8, "bytes": 2093056}}`
+           and `{"jsonrpc": "2.0", "method": "\(FileTransfer.downloadChunk)", "params": {"id": 8, "data": "U1FMaXRl..."}}`
+           until `bytes` have been sent, waiting while the client does not read.
+        3. The response (`{"bytes", "pages"}` / `{"bytes", "counts"}`) says the file is complete.
+           An error response (the daemon shutting down cuts a download short with `busy`) or a
+           connection that ends first means the download failed: discard what arrived. Write
+           to a temporary name and rename once the response is a result, as savingsctl does.
+
+        `examples/savings_client.py` has both in a few lines of Python; `rpc.discover` describes
+        them under `x-file-transfer`, and marks each method with `x-transfer`.
+
+        """
 }

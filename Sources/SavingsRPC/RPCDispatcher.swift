@@ -107,7 +107,7 @@ public struct RPCDispatcher: Sendable {
     /// Handles a parsed request or batch.
     public func handle(value: JSONValue, context: CallContext) async -> JSONValue? {
         guard case .array(let batch) = value else {
-            return await handleSingle(value, context: context)
+            return await handleSingle(value, context: context, alone: true)
         }
         if batch.isEmpty {
             return RPCResponse.failure(id: .null, error: .invalidRequest("an empty batch is not a request"))
@@ -117,16 +117,19 @@ public struct RPCDispatcher: Sendable {
         }
         var responses: [JSONValue] = []
         for element in batch {
-            if let response = await handleSingle(element, context: context) { responses.append(response) }
+            if let response = await handleSingle(element, context: context, alone: false) { responses.append(response) }
         }
         return responses.isEmpty ? nil : .array(responses)
     }
 
-    private func handleSingle(_ value: JSONValue, context: CallContext) async -> JSONValue? {
+    /// `alone`: the request is the whole line, so it may carry a file (see `FileTransfer`).
+    private func handleSingle(_ value: JSONValue, context: CallContext, alone: Bool) async -> JSONValue? {
         switch RPCRequest.decode(value) {
         case .failure(let failure):
             return failure.notification ? nil : RPCResponse.failure(id: failure.id, error: failure.error)
         case .success(let request):
+            var context = context
+            context.requestID = alone ? request.id : nil
             let outcome = await call(request.method, params: request.params, context: context)
             guard let id = request.id else { return nil }
             switch outcome {

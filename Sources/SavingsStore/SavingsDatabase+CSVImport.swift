@@ -19,23 +19,48 @@ public struct CSVImportResult: Sendable, Equatable {
     public var rows = 0
 }
 
+/// A file an import reads: a path the daemon opens itself, or bytes the caller sent over the
+/// connection (already held by the daemon). Problems name it and the parameter that brought it.
+public struct ImportFile: Sendable {
+    /// How messages name the file: its path, or "the upload".
+    public let name: String
+    /// The parameter that brought it (`path` or `upload`).
+    public let field: String
+    let open: @Sendable () throws -> FileHandle?
+
+    public init(name: String, field: String, open: @escaping @Sendable () throws -> FileHandle?) {
+        self.name = name
+        self.field = field
+        self.open = open
+    }
+
+    public static func path(_ path: String) -> ImportFile {
+        ImportFile(name: path, field: "path") { FileHandle(forReadingAtPath: path) }
+    }
+}
+
 /// Streams an import file's rows in bounded memory: one chunk, one record at a time.
 struct CSVFileRows: Sendable {
-    let path: String
+    let file: ImportFile
     let format: @Sendable (CSVTokenizer.Record) throws -> TransactionCSVFormat
     static let chunkSize = 256 * 1024
 
     /// Calls `body` with each data row (or its problem), in file order.
     func forEach(_ body: (Result<TransactionCSVRow, CSVImportResult.Problem>) throws -> Void) throws {
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw DomainError.invalidField("path", "cannot read \(path)")
+        let field = file.field, name = file.name
+        guard let handle = try file.open() else {
+            throw DomainError.invalidField(field, "cannot read \(name)")
         }
-        defer { try? file.close() }
+        defer { try? handle.close() }
         var tokenizer = CSVTokenizer()
         var rowFormat: TransactionCSVFormat?
         func take(_ record: CSVTokenizer.Record) throws {
             guard rowFormat != nil else {
-                rowFormat = try format(record)
+                do {
+                    rowFormat = try format(record)
+                } catch let error as DomainError where error.details["field"] == "path" && field != "path" {
+                    throw DomainError.invalidField(field, String(error.message.dropFirst("path: ".count)))
+                }
                 return
             }
             do {
@@ -47,19 +72,19 @@ struct CSVFileRows: Sendable {
         while true {
             let chunk: Data
             do {
-                chunk = try file.read(upToCount: Self.chunkSize) ?? Data()
+                chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
             } catch {
-                throw DomainError.invalidField("path", "cannot read \(path)")
+                throw DomainError.invalidField(field, "cannot read \(name)")
             }
             if chunk.isEmpty { break }
             for record in tokenizer.feed(chunk) { try take(record) }
             if let line = tokenizer.oversized {
-                throw DomainError.invalidField("path", "line \(line): a field is longer than \(CSVTokenizer.maxFieldBytes) bytes")
+                throw DomainError.invalidField(field, "line \(line): a field is longer than \(CSVTokenizer.maxFieldBytes) bytes")
             }
         }
-        if tokenizer.unterminatedQuote { throw DomainError.invalidField("path", "the file ends inside a quoted field") }
+        if tokenizer.unterminatedQuote { throw DomainError.invalidField(field, "the file ends inside a quoted field") }
         if let last = tokenizer.finish() { try take(last) }
-        if rowFormat == nil { throw DomainError.invalidField("path", "the file is empty (expected a header: date,amount[,note,external_id])") }
+        if rowFormat == nil { throw DomainError.invalidField(field, "the file is empty (expected a header: date,amount[,note,external_id])") }
     }
 }
 
@@ -73,8 +98,14 @@ extension SavingsDatabase {
     /// file's transaction is rolled back (after its first problem the rest is only checked).
     public func importTransactions(asset reference: String, path: String, partial: Bool, now: Date, timeZone: TimeZone,
                                    progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
+        try await importTransactions(asset: reference, file: .path(path), partial: partial, now: now, timeZone: timeZone, progress: progress)
+    }
+
+    /// `importTransactions(asset:path:...)` over any `ImportFile` (a path, or an upload).
+    public func importTransactions(asset reference: String, file: ImportFile, partial: Bool, now: Date, timeZone: TimeZone,
+                                   progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
         let now = Timestamp.truncatedToMilliseconds(now)
-        let rows = CSVFileRows(path: path) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
+        let rows = CSVFileRows(file: file) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
         let result = try await bulkWrite { db -> BulkWriteOutcome<CSVImportResult> in
             let asset = try Self.resolveAsset(reference, db)
             let assetID = try StoreKey.uuid(asset.id)

@@ -79,6 +79,11 @@ public enum ConfigLoader {
                     config.maxLineBytes = try integer(value, in: 1024...(64 << 20))
                 },
                 render: { String($0.maxLineBytes) }),
+        Setting(key: "rpc.max_upload_bytes", environment: "SAVINGSD_MAX_UPLOAD_BYTES", flag: nil,
+                apply: { config, value throws(ConfigError) in
+                    config.maxUploadBytes = try integer(value, in: 1024...(1 << 40))
+                },
+                render: { String($0.maxUploadBytes) }),
         Setting(key: "rpc.max_connections", environment: "SAVINGSD_MAX_CONNECTIONS", flag: nil,
                 apply: { config, value throws(ConfigError) in config.access.maxConnections = try integer(value, in: 1...10_000) },
                 render: { String($0.access.maxConnections) }),

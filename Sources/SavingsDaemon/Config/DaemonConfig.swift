@@ -13,6 +13,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     public var timeZone: TimeZone = .current
     public var maxLineBytes: Int = 1_048_576
+    /// Largest file a client may send over the connection (an import), in bytes.
+    public var maxUploadBytes: Int = 1 << 30
     /// Most requests in one batch.
     public var maxBatch: Int = 100
     /// Threads serving connections (each connection stays on one). As many as the clients that
@@ -57,6 +59,10 @@ public struct DaemonConfig: Sendable, Equatable {
         BackupPolicy(directory: backupDirectory ?? ((databasePath as NSString).deletingLastPathComponent + "/backups"), keep: keepBackups)
     }
 
+    /// Where files travelling over the connection are held while they do: beside the database
+    /// (the state directory, which the daemon may always write; /tmp may be memory).
+    public var transferDirectory: String { (databasePath as NSString).deletingLastPathComponent }
+
     /// The command run for every event (argv), if any.
     public var onEvent: [String]?
 
@@ -76,6 +82,7 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.logLevel = new.logLevel
         merged.timeZone = new.timeZone
         merged.maxLineBytes = new.maxLineBytes
+        merged.maxUploadBytes = new.maxUploadBytes
         merged.access = new.access
         merged.displayCurrency = new.displayCurrency
         merged.ratesPivot = new.ratesPivot

@@ -15,13 +15,24 @@ enum DataMethods {
         let database = context.database
 
         registry.register(MethodSpec(
-            "db.backup", summary: "Write a consistent copy of the database to PATH while the daemon keeps serving.",
-            params: [.required("path", .string, "absolute path of the new file (mode 0600)"),
-                     .optional("overwrite", .boolean, "replace an existing file (default false)"),
-                     .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\", done, total}} while it runs")],
-            result: ResultSpec("backup", "{\"path\", \"bytes\", \"pages\"}", schema: ["type": "object"]), writes: false)) { params, call in
+            "db.backup", summary: "A consistent copy of the database while the daemon keeps serving: sent to the caller, or written to PATH.",
+            params: [.optional("path", .string, "absolute path of a new file on the daemon's side (mode 0600), e.g. in [database] backup_dir"),
+                     Transfer.downloadParam,
+                     .optional("overwrite", .boolean, "replace an existing file at path (default false)"),
+                     .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\" then \"sending\", done, total}} while it runs")],
+            result: ResultSpec("backup", "{\"path\", \"bytes\", \"pages\"}; with download {\"bytes\", \"pages\"}", schema: ["type": "object"]),
+            writes: false, transfer: .download)) { params, call in
             let progress: (@Sendable (Int, Int) -> Void)? = params.bool("progress") == true
                 ? { @Sendable done, total in call.progress("db.backup", phase: "pages", done: done, total: total) } : nil
+            if try Transfer.isDownload(params) {
+                // Taken beside the database under a transfer's name, then held by descriptor alone.
+                let copy = context.liveConfig.current.transferDirectory + "/" + Spool.namePrefix + UUID().uuidString + ".db"
+                let info = try await database.backup(to: copy, overwrite: false, progress: progress)
+                let spool = try Spool(adopting: copy)
+                try await Transfer.send(spool, call: call, method: "db.backup")
+                logger.notice("backup sent", metadata: ["bytes": "\(spool.size)"])
+                return ["bytes": .int(spool.size), "pages": .int(info.pages)]
+            }
             let info = try await database.backup(to: try absolutePath(params), overwrite: params.bool("overwrite") ?? false, progress: progress)
             logger.notice("backup written", metadata: ["path": "\(info.path)", "bytes": "\(info.bytes)"])
             return ["path": .string(info.path), "bytes": .int(info.bytes), "pages": .int(info.pages)]
@@ -46,24 +57,37 @@ enum DataMethods {
         }
 
         registry.register(MethodSpec(
-            "data.export", summary: "Everything as one versioned JSON document, returned or written to PATH.",
-            params: [.optional("path", .string, "write the document here (mode 0600) instead of returning it"),
-                     .optional("overwrite", .boolean, "replace an existing file (default false)"),
-                     .optional("progress", .boolean, "with path: send progress notifications {method: \"progress\", params: {phase: section, done: rows, total}}")],
-            result: ResultSpec("export", "the document, or {\"path\", \"bytes\", \"counts\"} when written to a file",
-                               schema: ["type": "object"]), writes: false)) { params, call in
+            "data.export", summary: "Everything as one versioned JSON document: returned, sent to the caller, or written to PATH.",
+            params: [.optional("path", .string, "write the document here on the daemon's side (mode 0600) instead of returning it"),
+                     Transfer.downloadParam,
+                     .optional("overwrite", .boolean, "replace an existing file at path (default false)"),
+                     .optional("progress", .boolean, "with path or download: send progress notifications {method: \"progress\", params: {phase: section, done: rows, total}}")],
+            result: ResultSpec("export", "the document; {\"path\", \"bytes\", \"counts\"} when written to a file; {\"bytes\", \"counts\"} with download",
+                               schema: ["type": "object"]), writes: false, transfer: .download)) { params, call in
             let header = try await ExportDocument.header(database: database, now: context.clock.now())
-            guard params.has("path") else {
+            let download = try Transfer.isDownload(params)
+            guard download || params.has("path") else {
                 let collector = ExportCollector(limit: maxInlineExportBytes)
                 try await database.export(into: collector)
                 return collector.document(header: header)
             }
-            let path = try absolutePath(params)
             var progress: (@Sendable (String, Int) -> Void)?
             if params.bool("progress") == true {
                 let total = try await database.transferRowCount()
                 progress = { @Sendable section, rows in call.progress("data.export", phase: section, done: rows, total: total) }
             }
+            if download {
+                // The whole document is taken first (one read snapshot, never held open for a
+                // slow reader), then sent.
+                let spool = try Spool(directory: context.liveConfig.current.transferDirectory)
+                let counts = try await ExportFileWriter.write(into: spool, header: header, progress: progress) {
+                    try await database.export(into: $0)
+                }
+                try await Transfer.send(spool, call: call, method: "data.export")
+                logger.notice("export sent", metadata: ["bytes": "\(spool.size)"])
+                return ["bytes": .int(spool.size), "counts": .object(counts.mapValues { .int($0) })]
+            }
+            let path = try absolutePath(params)
             let written = try await ExportFileWriter.write(to: path, overwrite: params.bool("overwrite") ?? false, header: header,
                                                            progress: progress) {
                 try await database.export(into: $0)
@@ -75,11 +99,13 @@ enum DataMethods {
 
         registry.register(MethodSpec(
             "data.import", summary: "Restore a data.export document: into an empty database, or replacing everything (backup first).",
-            params: [.required("path", .string, "the export document"),
+            params: [.optional("path", .string, "the export document, a path on the daemon's side"),
+                     Transfer.uploadParam("the export document"),
                      .optional("replace", .boolean, "replace a non-empty database's data (a backup is made first)"),
                      ParamSpec.progress],
-            result: ResultSpec("import", "{\"counts\", \"backup\"?}", schema: ["type": "object"]), writes: true)) { params, _ in
-            let sections = try ExportDocument.read(path: try absolutePath(params), maxBytes: maxImportBytes)
+            result: ResultSpec("import", "{\"counts\", \"backup\"?}", schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
+            let file = try await IncomingFile.take(params, call: call, method: "data.import", maxBytes: maxImportBytes, context: context)
+            let sections = try ExportDocument.read(try file.contents(maxBytes: maxImportBytes), name: file.name, field: file.field)
             var result: [String: JSONValue] = [:]
             let replace = params.bool("replace") ?? false
             if replace, try await !database.isEmpty() {
@@ -97,13 +123,14 @@ enum DataMethods {
             "tx.import", summary: "Import an asset's transactions from a CSV file (date,amount[,note,external_id]); idempotent.",
             params: [
                 .required("asset", .reference, "the asset's id or name"),
-                .required("path", .string, "the CSV file (header line first; dates YYYY-MM-DD or ISO 8601; decimal point '.')"),
+                .optional("path", .string, "the CSV file, a path on the daemon's side (header line first; dates YYYY-MM-DD or ISO 8601; decimal point '.')"),
+                Transfer.uploadParam("the CSV file"),
                 .optional("format", .string, "\"csv\" (the only format)"),
                 .optional("partial", .boolean, "import the good rows and report the bad ones (default: a bad row refuses the file)"),
                 .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase, done}} while it runs"),
             ],
             result: ResultSpec("import", "{\"rows\", \"imported\", \"already_present\", \"auto_allocated\", \"problems\"}",
-                               schema: ["type": "object"]), writes: true)) { params, call in
+                               schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
             try await importTransactions(params, call: call, context: context)
         }
     }
@@ -120,15 +147,18 @@ enum DataMethods {
         if params.bool("progress") == true {
             progress = { @Sendable phase, rows in call.progress("tx.import", phase: phase, done: rows) }
         }
+        // An unknown asset is refused before the caller sends a byte.
+        if params.has("upload") { _ = try await database.asset(asset) }
+        let file = try await IncomingFile.take(params, call: call, method: "tx.import", maxBytes: .max, context: context)
         let result = try await database.importTransactions(
-            asset: asset, path: try absolutePath(params), partial: partial,
+            asset: asset, file: file.importFile, partial: partial,
             now: context.clock.now(), timeZone: context.timeZone,
             progress: progress)
         if !partial, result.problemCount > 0 {
             let shown = result.problems.prefix(10).map { "line \($0.line): \($0.reason)" }.joined(separator: "; ")
             let more = result.problemCount > 10 ? "; and \(result.problemCount - 10) more" : ""
             throw DomainError(.invalidField, "nothing was imported: \(shown)\(more) (fix the file, or pass partial: true)",
-                              details: ["field": "path", "problems": String(result.problemCount), "first_line": String(result.problems[0].line)])
+                              details: ["field": file.field, "problems": String(result.problemCount), "first_line": String(result.problems[0].line)])
         }
         if result.inserted > 0 {
             context.events.publish("tx.imported", ["asset": .string(asset), "count": .int(result.inserted)])
@@ -140,21 +170,54 @@ enum DataMethods {
         ]
     }
 
-    /// A whole file the caller named, refused before reading when it is larger than `maxBytes`.
-    static func readBounded(_ path: String, maxBytes: Int) throws -> Data {
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
-            throw DomainError.invalidField("path", "cannot read \(path)")
-        }
-        guard size <= maxBytes else { throw DomainError(.tooLarge, "\(path) is larger than \(maxBytes) bytes") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw DomainError.invalidField("path", "cannot read \(path)") }
-        return data
-    }
-
     static func absolutePath(_ params: Params) throws -> String {
         let path = try params.requiredString("path")
         guard path.hasPrefix("/"), !path.contains("\0") else {
             throw DomainError.invalidField("path", "must be an absolute path (the daemon does not share your working directory)")
         }
         return path
+    }
+}
+
+/// The file a method reads: the bytes the caller sent over the connection (`upload`), or a
+/// path on the daemon's side (`path`).
+struct IncomingFile: Sendable {
+    /// How messages name it: its path, or "the upload".
+    let name: String
+    /// The parameter that brought it.
+    let field: String
+    private let spool: Spool?
+    private let path: String?
+
+    /// Receives the upload (at most `maxBytes` and `rpc.max_upload_bytes`), or checks the path.
+    static func take(_ params: Params, call: CallContext, method: String, maxBytes: Int, context: DaemonContext) async throws -> IncomingFile {
+        guard try Transfer.isUpload(params) else {
+            return IncomingFile(name: try DataMethods.absolutePath(params), field: "path", spool: nil, path: try DataMethods.absolutePath(params))
+        }
+        let config = context.liveConfig.current
+        let spool = try await Transfer.receive(params, call: call, method: method, limit: min(maxBytes, config.maxUploadBytes),
+                                               lineLimit: config.maxLineBytes, directory: config.transferDirectory)
+        return IncomingFile(name: "the upload", field: "upload", spool: spool, path: nil)
+    }
+
+    /// A CSV import's view of it, read in chunks.
+    var importFile: ImportFile {
+        if let spool { return ImportFile(name: name, field: field) { try spool.reader() } }
+        return .path(path ?? "")
+    }
+
+    /// The whole file, refused before reading when it is larger than `maxBytes`.
+    func contents(maxBytes: Int) throws -> Data {
+        if let spool {
+            guard spool.size <= maxBytes else { throw DomainError(.tooLarge, "the upload is larger than \(maxBytes) bytes") }
+            return try spool.contents()
+        }
+        let path = path ?? ""
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
+            throw DomainError.invalidField("path", "cannot read \(path)")
+        }
+        guard size <= maxBytes else { throw DomainError(.tooLarge, "\(path) is larger than \(maxBytes) bytes") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw DomainError.invalidField("path", "cannot read \(path)") }
+        return data
     }
 }

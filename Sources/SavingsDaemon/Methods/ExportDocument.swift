@@ -25,20 +25,20 @@ enum ExportDocument {
         })
     }
 
-    /// Reads and checks a document; every problem names where it is.
-    static func read(path: String, maxBytes: Int) throws -> [String: [TransferRow]] {
-        let data = try DataMethods.readBounded(path, maxBytes: maxBytes)
+    /// Reads and checks a document; every problem names where it is. `name` is how messages
+    /// call the file, `field` the parameter that brought it (`path` or `upload`).
+    static func read(_ data: Data, name: String, field: String) throws -> [String: [TransferRow]] {
         let document: JSONValue
         do {
             document = try JSONParser.parse(Array(data))
         } catch {
-            throw DomainError.invalidField("path", "\(path) is not a JSON document: \(error)")
+            throw DomainError.invalidField(field, "\(name) is not a JSON document: \(error)")
         }
         guard case .object(let members) = document, members["format"]?.stringValue == format else {
-            throw DomainError.invalidField("path", "\(path) is not a savingsd export (\"format\": \"\(format)\" is missing)")
+            throw DomainError.invalidField(field, "\(name) is not a savingsd export (\"format\": \"\(format)\" is missing)")
         }
         guard members["version"]?.intValue == version else {
-            throw DomainError.invalidField("path", "export version \(members["version"].map(JSONSerializer.serialize) ?? "?") is not supported (this build reads version \(version))")
+            throw DomainError.invalidField(field, "export version \(members["version"].map(JSONSerializer.serialize) ?? "?") is not supported (this build reads version \(version))")
         }
         var sections: [String: [TransferRow]] = [:]
         for (key, value) in members where !["format", "version", "schema", "exported_at"].contains(key) {
@@ -115,11 +115,7 @@ final class ExportFileWriter: TransferSink, @unchecked Sendable {
         guard fd >= 0 else { throw DomainError.invalidField("path", "cannot create \(path): \(String(cString: strerror(errno)))") }
         let writer = ExportFileWriter(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true), progress: progress)
         do {
-            var opening = JSONSerializer.serialize(.object(header))
-            opening.removeLast()  // the closing brace: sections follow
-            try writer.emit(Array(opening.utf8))
-            try await export(writer)
-            try writer.finish()
+            try await writer.fill(header: header, durable: true, export: export)
             guard rename(partial, path) == 0 else {
                 throw DomainError.invalidField("path", "cannot move the export into place: \(String(cString: strerror(errno)))")
             }
@@ -129,6 +125,30 @@ final class ExportFileWriter: TransferSink, @unchecked Sendable {
             if error is DomainError || error is any DomainErrorConvertible { throw error }
             throw DomainError(.storageError, "the export could not be written: \((error as NSError).localizedDescription)")
         }
+    }
+
+    /// Streams an export into a spool (a download): not made durable, it lives for one request.
+    static func write(into spool: Spool, header: [String: JSONValue],
+                      progress: (@Sendable (_ section: String, _ rows: Int) -> Void)? = nil,
+                      export: (ExportFileWriter) async throws -> Void) async throws -> [String: Int] {
+        let writer = ExportFileWriter(handle: try spool.writer(), progress: progress)
+        do {
+            try await writer.fill(header: header, durable: false, export: export)
+        } catch {
+            if error is DomainError || error is any DomainErrorConvertible { throw error }
+            throw DomainError(.storageError, "the export could not be written: \((error as NSError).localizedDescription)")
+        }
+        spool.refreshSize()
+        return writer.counts
+    }
+
+    /// The header, every section `export` writes, the end of the document.
+    private func fill(header: [String: JSONValue], durable: Bool, export: (ExportFileWriter) async throws -> Void) async throws {
+        var opening = JSONSerializer.serialize(.object(header))
+        opening.removeLast()  // the closing brace: sections follow
+        try emit(Array(opening.utf8))
+        try await export(self)
+        try finish(durable: durable)
     }
 
     func write(_ section: String, _ row: TransferRow) throws {
@@ -148,11 +168,11 @@ final class ExportFileWriter: TransferSink, @unchecked Sendable {
         try emit(Array(",\"\(section)\":[".utf8))
     }
 
-    private func finish() throws {
+    private func finish(durable: Bool) throws {
         for (section, _, _) in SavingsDatabase.transferSections where counts[section] == nil { try open(section) }
         try emit(Array("]}\n".utf8))
         try flush()
-        try handle.synchronize()
+        if durable { try handle.synchronize() }
         try handle.close()
     }
 

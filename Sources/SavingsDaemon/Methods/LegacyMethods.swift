@@ -12,13 +12,14 @@ enum LegacyMethods {
         let database = context.database
         registry.register(MethodSpec(
             "data.legacy_import", summary: "Import the earlier app's JSON export (after a backup; all or nothing; twice changes nothing).",
-            params: [.required("path", .string, "the export (\"format\": \"cryptosavings-legacy\")"),
+            params: [.optional("path", .string, "the export (\"format\": \"cryptosavings-legacy\"), a path on the daemon's side"),
+                     Transfer.uploadParam("the export"),
                      .optional("dry_run", .boolean, "report what would happen without writing"),
                      ParamSpec.progress],
             result: ResultSpec("report", "{\"dry_run\", \"already_imported\", \"steps\", \"warnings\", \"inserted\", \"already_present\", \"backup\"?}",
-                               schema: ["type": "object"]), writes: true)) { params, _ in
-            let path = try DataMethods.absolutePath(params)
-            let data = try DataMethods.readBounded(path, maxBytes: maxBytes)
+                               schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
+            let file = try await IncomingFile.take(params, call: call, method: "data.legacy_import", maxBytes: maxBytes, context: context)
+            let data = try file.contents(maxBytes: maxBytes)
             let document = try LegacyParser.parse(Array(data))
             let dryRun = params.bool("dry_run") ?? false
             var result: [String: JSONValue] = [:]

@@ -269,17 +269,34 @@ struct RPCServer: Service {
                             try await outbound.write(.other(Self.line(JSONSerializer.bytes(notification))))
                         }
                     }
+                    // The connection's lines: read here between requests, and by a request
+                    // that takes an upload while it runs (its chunks follow it on the line).
+                    let lines = InboundLines(inbound.cancelOnGracefulShutdown().makeAsyncIterator(),
+                                             maxLineBytes: { liveConfig.current.maxLineBytes })
+                    let ending = ConnectionEnding()
+                    var context = context
+                    context.receive = {
+                        // Waiting for a chunk counts as idle: a stalled upload is closed by the idle timeout.
+                        activity.end()
+                        defer { activity.begin() }
+                        return try await lines.next().map { Array($0.readableBytesView) }
+                    }
+                    context.send = { line in try await outbound.write(.other(Self.line(line))) }
+                    context.endConnection = { ending.set() }
                     do {
-                        for try await frame in inbound.cancelOnGracefulShutdown() {
-                            // A whole over-long line can arrive in one read, before the decoder's
-                            // buffer limit applies: the limit is checked on every line too.
-                            if frame.readableBytes > liveConfig.current.maxLineBytes { throw LineTooLong() }
+                        while let frame = try await lines.next() {
                             activity.begin()
                             let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context)
                             activity.end()
                             requests.increment()
                             // Every line forwarded gets one `.response`, even without an answer.
                             try await outbound.write(.response(response.map(Self.line)))
+                            // An upload that failed half-way: the rest of its chunks may still be
+                            // coming, so the connection cannot go on.
+                            if ending.isSet {
+                                logger.debug("closing the connection after a failed upload", metadata: ["connection": "\(id)"])
+                                break
+                            }
                             // events.subscribe answered: from now on events flow on this connection too.
                             if subscription == nil, let topics = request.take() {
                                 let (subscriber, stream) = events.subscribe(topics: topics, label: "connection \(id)")
@@ -332,6 +349,35 @@ enum Outgoing: Sendable {
 
 /// A request line longer than `max_line_bytes`.
 struct LineTooLong: Error {}
+
+/// The lines of one connection, read by one task at a time: the connection's loop between
+/// requests, or the request it is awaiting (an upload's chunks). The loop does not read while
+/// it awaits the request, so the iterator is never used concurrently.
+final class InboundLines<Iterator: AsyncIteratorProtocol>: @unchecked Sendable where Iterator.Element == ByteBuffer {
+    private var iterator: Iterator
+    private let maxLineBytes: @Sendable () -> Int
+
+    init(_ iterator: Iterator, maxLineBytes: @escaping @Sendable () -> Int) {
+        self.iterator = iterator
+        self.maxLineBytes = maxLineBytes
+    }
+
+    func next() async throws -> ByteBuffer? {
+        guard let frame = try await iterator.next() else { return nil }
+        // A whole over-long line can arrive in one read, before the decoder's buffer limit
+        // applies: the limit is checked on every line too.
+        if frame.readableBytes > maxLineBytes() { throw LineTooLong() }
+        return frame
+    }
+}
+
+/// Set by a request after which the connection must close (an upload that failed half-way).
+final class ConnectionEnding: Sendable {
+    private let state = Atomic<Bool>(false)
+
+    func set() { state.store(true, ordering: .relaxed) }
+    var isSet: Bool { state.load(ordering: .relaxed) }
+}
 
 /// A pending `events.subscribe` of one connection, set by the handler, taken by the server.
 final class SubscriptionRequest: Sendable {
