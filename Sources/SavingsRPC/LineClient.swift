@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -89,6 +90,18 @@ public final class LineClient {
     /// Signals end of input; the daemon still answers what it has received.
     public func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
+    /// A line that has already arrived, without waiting; nil when none has (yet).
+    public func pollLine() throws(Failure) -> String? {
+        if buffer.contains(0x0A) { return try readLine(timeoutMilliseconds: 0) }
+        var pollFD = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollFD, 1, 0) > 0 else { return nil }
+        do {
+            return try readLine(timeoutMilliseconds: 0)
+        } catch where error.timedOut {
+            return nil
+        }
+    }
+
     /// Reads one line (without the newline); nil at end of stream. Throws on timeout.
     public func readLine(timeoutMilliseconds: Int32 = 30_000) throws(Failure) -> String? {
         while true {
@@ -129,6 +142,8 @@ public final class RPCClient {
         case transport(LineClient.Failure)
         case remote(RPCError)
         case malformed(String)
+        /// Our side failed: a file to send could not be read, or one received not written.
+        case local(String)
     }
 
     public let connection: LineClient
@@ -146,48 +161,213 @@ public final class RPCClient {
     public func call(_ method: String, _ params: [String: JSONValue] = [:], timeoutMilliseconds: Int32 = 30_000,
                      deadlineMilliseconds: Int? = nil,
                      onNotification: ((JSONValue) -> Void)? = nil) throws(CallError) -> JSONValue {
-        let deadline = deadlineMilliseconds.map { ContinuousClock.now + .milliseconds($0) }
-        let id = nextID
-        nextID += 1
-        let request = RPCRequest(id: .number(String(id)), method: method, params: params)
-        var object: [String: JSONValue] = [:]
+        let wait = Wait(silence: timeoutMilliseconds, deadline: deadlineMilliseconds)
+        let id = try send(method, params)
+        while true {
+            switch try next(wait) {
+            case .notification(let notification): onNotification?(notification)
+            case .response(let responseID, let result) where responseID == id: return try Self.value(result)
+            case .response: continue
+            }
+        }
+    }
+
+    /// Calls a method that takes an upload (`FileTransfer`) with the bytes `read` gives, in
+    /// turn, until it gives none. `size`, when known, is announced so an oversized file is
+    /// refused before a byte is sent; `onSent` hears the bytes sent so far.
+    public func upload(_ method: String, _ params: [String: JSONValue], size: Int?,
+                       read: (_ maxBytes: Int) throws -> [UInt8], timeoutMilliseconds: Int32 = 30_000,
+                       deadlineMilliseconds: Int? = nil, onSent: ((Int) -> Void)? = nil,
+                       onNotification: ((JSONValue) -> Void)? = nil) throws(CallError) -> JSONValue {
+        let wait = Wait(silence: timeoutMilliseconds, deadline: deadlineMilliseconds)
+        var params = params
+        params["upload"] = .object(size.map { ["size": .int($0)] } ?? [:])
+        let id = try send(method, params)
+        // The daemon checks the call first: a refusal is the answer, and nothing is sent.
+        var maxChunk = 0
+        waiting: while true {
+            switch try next(wait) {
+            case .notification(let notification)
+                where notification["method"]?.stringValue == FileTransfer.uploadReady && notification["params"]?["id"] == id.json:
+                maxChunk = min(FileTransfer.chunkBytes, notification["params"]?["max_chunk_bytes"]?.intValue ?? 0)
+                break waiting
+            case .notification(let notification): onNotification?(notification)
+            case .response(let responseID, let result) where responseID == id: return try Self.value(result)
+            case .response: continue
+            }
+        }
+        guard maxChunk > 0 else { throw .malformed("the daemon's upload.ready names no chunk size") }
+        connection.setSendTimeout(milliseconds: Int(timeoutMilliseconds))
+        defer { connection.setSendTimeout(milliseconds: 0) }
+        var sent = 0
+        var early: Result<JSONValue, RPCError>?
         do {
-            try connection.sendLine(JSONSerializer.serialize(request.json))
+            sending: while true {
+                let bytes: [UInt8]
+                do {
+                    bytes = try read(maxChunk)
+                } catch {
+                    // Ours to give up: the daemon discards what it has and the connection goes on.
+                    try connection.sendLine(JSONSerializer.serialize(FileTransfer.notification(FileTransfer.uploadAbort, id: id)))
+                    _ = try? response(to: id, wait)
+                    throw CallError.local("cannot read the file: \(error)")
+                }
+                if bytes.isEmpty { break }
+                try connection.send(FileTransfer.chunkLine(FileTransfer.uploadChunk, id: id, bytes: bytes) + [0x0A])
+                sent += bytes.count
+                onSent?(sent)
+                // What the daemon said meanwhile: progress, or an answer that ends the upload early.
+                while let line = try connection.pollLine() {
+                    switch try Self.message(line) {
+                    case .notification(let notification): onNotification?(notification)
+                    case .response(let responseID, let result) where responseID == id:
+                        early = result
+                        break sending
+                    case .response: continue
+                    }
+                }
+            }
+            if early == nil { try connection.sendLine(JSONSerializer.serialize(FileTransfer.notification(FileTransfer.uploadEnd, id: id))) }
+        } catch let failure as LineClient.Failure {
+            // The daemon closed the connection while we sent: its answer says why, if it gave one.
+            do {
+                return try response(to: id, wait)
+            } catch {
+                if case .remote = error { throw error }
+                throw .transport(failure)
+            }
+        } catch let error as CallError {
+            throw error
+        } catch {
+            throw .malformed("\(error)")
+        }
+        if let early { return try Self.value(early) }
+        return try response(to: id, wait)
+    }
+
+    /// Calls a method that gives a download (`FileTransfer`): `onStart` hears the file's size,
+    /// `write` each chunk in order. The file is complete only when this returns.
+    public func download(_ method: String, _ params: [String: JSONValue], timeoutMilliseconds: Int32 = 30_000,
+                         deadlineMilliseconds: Int? = nil, onStart: ((Int) -> Void)? = nil,
+                         write: (_ bytes: Data, _ received: Int) throws -> Void,
+                         onNotification: ((JSONValue) -> Void)? = nil) throws(CallError) -> JSONValue {
+        let wait = Wait(silence: timeoutMilliseconds, deadline: deadlineMilliseconds)
+        var params = params
+        params["download"] = true
+        let id = try send(method, params)
+        var expected: Int?
+        var received = 0
+        while true {
+            switch try next(wait) {
+            case .notification(let notification) where notification["params"]?["id"] == id.json:
+                switch notification["method"]?.stringValue {
+                case FileTransfer.downloadStart:
+                    expected = notification["params"]?["bytes"]?.intValue
+                    onStart?(expected ?? 0)
+                case FileTransfer.downloadChunk:
+                    guard let text = notification["params"]?["data"]?.stringValue, let bytes = Data(base64Encoded: text) else {
+                        throw .malformed("a download chunk is not base64")
+                    }
+                    received += bytes.count
+                    do {
+                        try write(bytes, received)
+                    } catch {
+                        throw .local("cannot write the file: \(error)")
+                    }
+                default:
+                    onNotification?(notification)
+                }
+            case .notification(let notification): onNotification?(notification)
+            case .response(let responseID, let result) where responseID == id:
+                let value = try Self.value(result)
+                guard let expected, expected == received, value["bytes"]?.intValue == received else {
+                    throw .malformed("the download ended after \(received) of \(expected ?? 0) bytes")
+                }
+                return value
+            case .response: continue
+            }
+        }
+    }
+
+    /// How long to wait: each silence, and the whole call.
+    struct Wait {
+        var silence: Int32
+        var deadline: ContinuousClock.Instant?
+        var deadlineMilliseconds: Int?
+
+        init(silence: Int32, deadline milliseconds: Int?) {
+            self.silence = silence
+            deadlineMilliseconds = milliseconds
+            deadline = milliseconds.map { ContinuousClock.now + .milliseconds($0) }
+        }
+    }
+
+    /// A line from the daemon.
+    enum Message {
+        case notification(JSONValue)
+        case response(RequestID, Result<JSONValue, RPCError>)
+    }
+
+    private func send(_ method: String, _ params: [String: JSONValue]) throws(CallError) -> RequestID {
+        let id = RequestID.number(String(nextID))
+        nextID += 1
+        do {
+            try connection.sendLine(JSONSerializer.serialize(RPCRequest(id: id, method: method, params: params).json))
         } catch {
             throw .transport(error)
         }
+        return id
+    }
+
+    /// The response to `id`, notifications in between dropped.
+    private func response(to id: RequestID, _ wait: Wait) throws(CallError) -> JSONValue {
         while true {
-            let line: String?
-            var wait = timeoutMilliseconds
-            if let deadline, let deadlineMilliseconds {
-                let left = ContinuousClock.now.duration(to: deadline) / .milliseconds(1)
-                guard left >= 1 else {
-                    throw .transport(LineClient.Failure(message: "no answer within \(deadlineMilliseconds / 1000) s", unreachable: false,
-                                                        timedOut: true))
-                }
-                wait = Int32(min(Double(wait), left))
-            }
-            do {
-                line = try connection.readLine(timeoutMilliseconds: wait)
-            } catch {
-                throw .transport(error)
-            }
-            guard let line else { throw .transport(LineClient.Failure(message: "the daemon closed the connection", unreachable: false)) }
-            guard let response = try? JSONParser.parse(line), case .object(let members) = response else {
-                throw .malformed("unreadable response from the daemon")
-            }
-            if members["id"] == nil, members["method"] != nil {
-                onNotification?(response)
-                continue
-            }
-            object = members
-            break
+            if case .response(let responseID, let result) = try next(wait), responseID == id { return try Self.value(result) }
         }
-        if let error = object["error"]?.objectValue {
-            throw .remote(RPCError(code: error["code"]?.intValue ?? 0, message: error["message"]?.stringValue ?? "error",
-                                   data: error["data"]))
+    }
+
+    /// The next line, within the wait.
+    private func next(_ wait: Wait) throws(CallError) -> Message {
+        var milliseconds = wait.silence
+        if let deadline = wait.deadline, let total = wait.deadlineMilliseconds {
+            let left = ContinuousClock.now.duration(to: deadline) / .milliseconds(1)
+            guard left >= 1 else {
+                throw .transport(LineClient.Failure(message: "no answer within \(total / 1000) s", unreachable: false, timedOut: true))
+            }
+            milliseconds = Int32(min(Double(milliseconds), left))
         }
-        guard let result = object["result"] else { throw .malformed("response without result") }
-        return result
+        let line: String?
+        do {
+            line = try connection.readLine(timeoutMilliseconds: milliseconds)
+        } catch {
+            throw .transport(error)
+        }
+        guard let line else { throw .transport(LineClient.Failure(message: "the daemon closed the connection", unreachable: false)) }
+        return try Self.message(line)
+    }
+
+    static func value(_ result: Result<JSONValue, RPCError>) throws(CallError) -> JSONValue {
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw .remote(error)
+        }
+    }
+
+    static func message(_ line: String) throws(CallError) -> Message {
+        guard let response = try? JSONParser.parse(line), case .object(let members) = response else {
+            throw .malformed("unreadable response from the daemon")
+        }
+        if members["id"] == nil, members["method"] != nil { return .notification(response) }
+        let id: RequestID = switch members["id"] {
+        case .string(let text)?: .string(text)
+        case .number(let text)?: .number(text)
+        default: .null
+        }
+        if let error = members["error"]?.objectValue {
+            return .response(id, .failure(RPCError(code: error["code"]?.intValue ?? 0, message: error["message"]?.stringValue ?? "error",
+                                                   data: error["data"])))
+        }
+        guard let result = members["result"] else { throw .malformed("response without result") }
+        return .response(id, .success(result))
     }
 }

@@ -4,9 +4,10 @@ import SavingsCLI
 import SavingsRPC
 
 /// A failure that ends savingsctl with a specific exit code.
-struct ClientFailure: Error {
+struct ClientFailure: Error, CustomStringConvertible {
     var message: String
     var exitCode: Int32
+    var description: String { message }
 
     static func usage(_ message: String) -> ClientFailure { ClientFailure(message: message, exitCode: 2) }
 }
@@ -114,6 +115,8 @@ struct ClientSession {
         case .transport(let failure):
             return ClientFailure(message: "lost the connection to savingsd: \(failure.message)\n"
                                  + "Check it is still running (savingsctl status; journalctl --user -u savingsd) and try again.", exitCode: 3)
+        case .local(let reason):
+            return ClientFailure(message: reason, exitCode: 1)
         case .malformed(let reason):
             return ClientFailure(message: reason + "\nThis savingsctl may not match the daemon's version (savingsctl --version; savingsctl status).",
                                  exitCode: 1)

@@ -9,15 +9,18 @@ func absolute(_ path: String) -> String {
 }
 
 struct BackupCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "backup", abstract: "Write a consistent copy of the database to PATH.")
+    static let configuration = CommandConfiguration(
+        commandName: "backup", abstract: "Write a consistent copy of the database to PATH.",
+        discussion: "The copy travels over the connection and is written by savingsctl with your permissions (mode 0600, renamed into place when complete).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The new file (must not exist unless --overwrite).") var path: String
     @Flag(help: "Replace an existing file.") var overwrite = false
 
     func run() throws {
         let session = try ClientSession(global)
-        session.output(try session.callShowingProgress("db.backup", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)], unit: "pages")) {
-            "backup written to \(Render.text($0["path"])) (\(Render.text($0["bytes"])) bytes)"
+        let target = absolute(path)
+        session.output(try session.download("db.backup", [:], to: target, overwrite: overwrite, unit: "pages")) {
+            "backup written to \(target) (\(Render.text($0["bytes"])) bytes)"
         }
     }
 }
@@ -53,11 +56,12 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let session = try ClientSession(global)
         guard let path else {
-            print(JSONSerializer.pretty(try session.call("data.export")))
+            _ = try session.download("data.export", [:], to: nil, overwrite: false, unit: "rows")
             return
         }
-        session.output(try session.callShowingProgress("data.export", ["path": .string(absolute(path)), "overwrite": .bool(overwrite)], unit: "rows")) {
-            "exported to \(Render.text($0["path"])) (\(Render.text($0["bytes"])) bytes)"
+        let target = absolute(path)
+        session.output(try session.download("data.export", [:], to: target, overwrite: overwrite, unit: "rows")) {
+            "exported to \(target) (\(Render.text($0["bytes"])) bytes)"
         }
     }
 }
@@ -65,12 +69,12 @@ struct ExportCommand: ParsableCommand {
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "import", abstract: "Restore an export into an empty database (or --replace).")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The export document.") var path: String
+    @Argument(help: "The export document (- reads standard input).") var path: String
     @Flag(help: "Replace the current data (a backup is made first).") var replace = false
 
     func run() throws {
         let session = try ClientSession(global)
-        session.output(try session.call("data.import", ["path": .string(absolute(path)), "replace": .bool(replace)])) { result in
+        session.output(try session.upload("data.import", ["replace": .bool(replace)], file: path, unit: "rows")) { result in
             let counts = result["counts"]?.objectValue?.sorted { $0.key < $1.key }.map { "\($0.key) \(Render.text($0.value))" } ?? []
             return "imported: " + counts.joined(separator: ", ") + (result["backup"].map { "\nprevious data backed up to \(Render.text($0))" } ?? "")
         }
@@ -84,16 +88,15 @@ extension TxCommand {
             discussion: "Importing the same file again inserts nothing. A bad row refuses the file unless --partial.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Asset name or id.") var asset: String
-        @Argument(help: "The CSV file.") var file: String
+        @Argument(help: "The CSV file (- reads standard input).") var file: String
         @Flag(help: "Import the good rows and report the bad ones.") var partial = false
 
         func run() throws {
             let session = try ClientSession(global)
-            let path = absolute(file)
             // On a terminal, a progress bar on standard error (the file's lines give the total).
-            let params: [String: JSONValue] = ["asset": .string(asset), "path": .string(path), "partial": .bool(partial)]
-            let result = try session.callShowingProgress("tx.import", params, unit: "rows",
-                                                         total: isatty(STDERR_FILENO) == 1 ? Self.lineCount(path).map { max(0, $0 - 1) } : nil)
+            let params: [String: JSONValue] = ["asset": .string(asset), "partial": .bool(partial)]
+            let lines = isatty(STDERR_FILENO) == 1 && file != "-" ? Self.lineCount(file).map { max(0, $0 - 1) } : nil
+            let result = try session.upload("tx.import", params, file: file, unit: "rows", total: lines)
             session.output(result) { result in
                 var text = "\(Render.text(result["imported"])) imported, \(Render.text(result["already_present"])) already present"
                     + " (\(Render.text(result["rows"])) rows; \(Render.text(result["auto_allocated"])) allocated automatically)"
@@ -127,9 +130,10 @@ final class ProgressLine {
         self.unit = unit
     }
 
-    func show(phase: String, done: Int, total reported: Int? = nil) {
+    func show(phase: String, done: Int, total reported: Int? = nil, unit shown: String? = nil) {
+        let unit = shown ?? unit
         var line = "\(phase) \(done) \(unit)"
-        if let total = reported ?? total, total > 0 {
+        if let total = reported ?? (shown == nil ? total : nil), total > 0 {
             let width = 30, filled = min(width, done * width / total)
             line = phase.rightPadded(to: 12) + " [" + String(repeating: "#", count: filled)
                 + String(repeating: "-", count: width - filled) + "] \(done)/\(total) \(unit)"
@@ -140,30 +144,16 @@ final class ProgressLine {
     func finish() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
 }
 
-extension ClientSession {
-    /// Calls a long-running method; on a terminal (and without --json) it asks the daemon for
-    /// progress notifications and draws them as a bar on standard error.
-    func callShowingProgress(_ method: String, _ params: [String: JSONValue], unit: String, total: Int? = nil) throws -> JSONValue {
-        guard isatty(STDERR_FILENO) == 1, !json else { return try call(method, params) }
-        let bar = ProgressLine(total: total, unit: unit)
-        defer { bar.finish() }
-        return try call(method, params.merging(["progress": true]) { $1 }) { notification in
-            let params = notification["params"] ?? .null
-            bar.show(phase: Render.text(params["phase"]), done: params["done"]?.intValue ?? 0, total: params["total"]?.intValue)
-        }
-    }
-}
-
 struct LegacyImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "legacy-import", abstract: "Import the earlier app's JSON export (backup first; all or nothing).")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The export file.") var path: String
+    @Argument(help: "The export file (- reads standard input).") var path: String
     @Flag(name: .customLong("dry-run"), help: "Report what would happen without writing.") var dryRun = false
 
     func run() throws {
         let session = try ClientSession(global)
-        session.output(try session.call("data.legacy_import", ["path": .string(absolute(path)), "dry_run": .bool(dryRun)])) { report in
+        session.output(try session.upload("data.legacy_import", ["dry_run": .bool(dryRun)], file: path, unit: "rows")) { report in
             if report["already_imported"] == true { return "this document was imported before; nothing changed" }
             var lines = [report["dry_run"] == true ? "dry run: nothing was written" : "imported"]
             for step in report["steps"]?.arrayValue ?? [] {
