@@ -166,7 +166,7 @@ public final class RPCClient {
         while true {
             switch try next(wait) {
             case .notification(let notification): onNotification?(notification)
-            case .response(let responseID, let result) where responseID == id: return try Self.value(result)
+            case .response(let responseID, let result) where responseID == id || responseID == .null: return try Self.value(result)
             case .response: continue
             }
         }
@@ -192,7 +192,7 @@ public final class RPCClient {
                 maxChunk = min(FileTransfer.chunkBytes, notification["params"]?["max_chunk_bytes"]?.intValue ?? 0)
                 break waiting
             case .notification(let notification): onNotification?(notification)
-            case .response(let responseID, let result) where responseID == id: return try Self.value(result)
+            case .response(let responseID, let result) where responseID == id || responseID == .null: return try Self.value(result)
             case .response: continue
             }
         }
@@ -220,7 +220,7 @@ public final class RPCClient {
                 while let line = try connection.pollLine() {
                     switch try Self.message(line) {
                     case .notification(let notification): onNotification?(notification)
-                    case .response(let responseID, let result) where responseID == id:
+                    case .response(let responseID, let result) where responseID == id || responseID == .null:
                         early = result
                         break sending
                     case .response: continue
@@ -278,7 +278,7 @@ public final class RPCClient {
                     onNotification?(notification)
                 }
             case .notification(let notification): onNotification?(notification)
-            case .response(let responseID, let result) where responseID == id:
+            case .response(let responseID, let result) where responseID == id || responseID == .null:
                 let value = try Self.value(result)
                 guard let expected, expected == received, value["bytes"]?.intValue == received else {
                     throw .malformed("the download ended after \(received) of \(expected ?? 0) bytes")
@@ -302,7 +302,8 @@ public final class RPCClient {
         }
     }
 
-    /// A line from the daemon.
+    /// A line from the daemon. A response whose id is null answers whatever was asked (a
+    /// refused connection, a line the daemon could not read).
     enum Message {
         case notification(JSONValue)
         case response(RequestID, Result<JSONValue, RPCError>)
@@ -322,7 +323,7 @@ public final class RPCClient {
     /// The response to `id`, notifications in between dropped.
     private func response(to id: RequestID, _ wait: Wait) throws(CallError) -> JSONValue {
         while true {
-            if case .response(let responseID, let result) = try next(wait), responseID == id { return try Self.value(result) }
+            if case .response(let responseID, let result) = try next(wait), responseID == id || responseID == .null { return try Self.value(result) }
         }
     }
 

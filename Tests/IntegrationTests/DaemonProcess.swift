@@ -55,6 +55,8 @@ class DaemonProcess {
         logPath = directory + "/daemon-\(UUID().uuidString.prefix(6)).log"
         let notifyPath = directory + "/notify-\(UUID().uuidString.prefix(6))"
         notify = try NotifyListener(path: notifyPath)
+        // A daemon started as another user (see `asNobody`) must reach it too.
+        chmod(notifyPath, 0o666)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
 
