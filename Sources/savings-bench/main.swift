@@ -363,6 +363,12 @@ if let hledger = which("hledger") {
     notes.append("hledger is not installed: its comparison was skipped (`make bench` installs it)")
 }
 
+say("files over the connection: \(size.transactions) rows streamed as one file, and its database's backup")
+let streaming = try streamingFigures(work: work, allRows: work + "/all.csv", rows: size.transactions, savingsd: savingsd,
+                                     savingsctl: binaries + "/savingsctl")
+figures += streaming.figures
+notes += streaming.notes
+
 let final = daemon.memory
 figures.append(Figure(name: "RSS after the whole benchmark (anonymous + file-backed; peak)",
                       median: mb(final.rss) + " (" + mb(final.anonymous) + " + " + mb(final.fileBacked) + "; " + mb(final.peak) + ")", p99: "—",

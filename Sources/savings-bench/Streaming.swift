@@ -1,0 +1,105 @@
+import Foundation
+import SavingsRPC
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Files over the connection: the benchmark's rows imported as one file by a daemon-side path
+/// and, on an identical fresh database, streamed by `savingsctl tx import` (as a user of the
+/// system service does); then the streamed database's backup received by `savingsctl backup`.
+/// Each daemon's peak RSS (VmHWM) and savingsctl's (ru_maxrss) show memory staying flat
+/// whatever the file's size.
+func streamingFigures(work: String, allRows: String, rows: Int, savingsd: String, savingsctl: String) throws -> (figures: [Figure], notes: [String]) {
+    let file = work + "/stream.csv"
+    let writer = try Writer(path: file)
+    writer.write("date,amount,note\n")
+    try writer.close()
+    guard let out = FileHandle(forWritingAtPath: file), let source = FileHandle(forReadingAtPath: allRows) else {
+        throw BenchError("cannot prepare \(file)")
+    }
+    out.seekToEndOfFile()
+    while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { out.write(chunk) }
+    try out.close()
+    let bytes = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+
+    /// A fresh daemon on a database of its own, with one empty account.
+    func freshDaemon(_ name: String) throws -> DaemonUnderTest {
+        let directory = work + "/" + name
+        try FileManager.default.createDirectory(atPath: directory + "/db", withIntermediateDirectories: true)
+        let daemon = try DaemonUnderTest(executable: savingsd, directory: directory, database: directory + "/db/savings.db")
+        _ = try daemon.client().call("asset.create", ["name": "Account", "currency": "EUR", "kind": "fiat"])
+        return daemon
+    }
+
+    let byPath = try freshDaemon("by-path")
+    let pathStart = monotonicSeconds()
+    let pathResult = try byPath.client().call("tx.import", ["asset": "Account", "path": .string(file)], timeoutMilliseconds: 3_600_000)
+    let pathSeconds = monotonicSeconds() - pathStart
+    guard pathResult["imported"]?.intValue == rows else { throw BenchError("tx.import by path: \(JSONSerializer.serialize(pathResult))") }
+    let pathPeak = byPath.memory.peak
+    byPath.stop()
+
+    let streamed = try freshDaemon("streamed")
+    let uploadLog = work + "/savingsctl-import.log"
+    let upload = try spawnMeasured(savingsctl, ["--socket", streamed.socket, "tx", "import", "Account", file], log: uploadLog)
+    let streamPeak = streamed.memory.peak
+    let said = (try? String(contentsOfFile: uploadLog, encoding: .utf8)) ?? ""
+    guard said.hasPrefix("\(rows) imported, 0 already present") else { throw BenchError("the streamed import said: \(said.prefix(400))") }
+    let pathRate = Double(rows) / pathSeconds, streamRate = Double(rows) / upload.seconds
+
+    let copy = work + "/streamed-backup.db"
+    let database = work + "/streamed/db/savings.db"
+    let databaseBytes = ((try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0)
+        + ((try? FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int) ?? 0)
+    let backup = try spawnMeasured(savingsctl, ["--socket", streamed.socket, "backup", copy], log: work + "/savingsctl-backup.log")
+    let backupPeak = streamed.memory.peak
+    let backupBytes = (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0
+    streamed.stop()
+    try? FileManager.default.removeItem(atPath: copy)
+    for name in ["by-path", "streamed"] { try? FileManager.default.removeItem(atPath: work + "/" + name) }
+    try? FileManager.default.removeItem(atPath: file)
+
+    let megabytes = Double(bytes) / 1_048_576
+    let figures = [
+        Figure(name: "`savingsctl tx import` streaming \(rows) rows as one file (\(String(format: "%.0f", megabytes)) MB) over the connection",
+               median: rate(streamRate) + " (\(String(format: "%.1f", upload.seconds)) s)", p99: "—",
+               baseline: "`tx.import` of the same file by daemon-side path on an identical database: " + rate(pathRate),
+               ratio: ratio(streamRate / pathRate), target: "≥ 0.9×", met: streamRate / pathRate >= 0.9),
+        Figure(name: "daemon peak RSS (VmHWM) importing that file streamed / by path", median: mb(streamPeak) + " / " + mb(pathPeak), p99: "—",
+               baseline: "—", ratio: "—", target: "≤ 80 MB streamed", met: streamPeak <= 80 << 20),
+        Figure(name: "`savingsctl backup` of that database (\(mb(databaseBytes))) over the connection",
+               median: String(format: "%.0f MB/s (%.1f s)", Double(backupBytes) / 1_048_576 / backup.seconds, backup.seconds), p99: "—",
+               baseline: "—", ratio: "—", target: "—", met: nil),
+        Figure(name: "peak RSS streaming: savingsctl sending the import / receiving the backup; the daemon after the backup",
+               median: mb(upload.peakRSS) + " / " + mb(backup.peakRSS) + "; " + mb(backupPeak), p99: "—", baseline: "—", ratio: "—",
+               target: "flat (≤ 80 MB)", met: max(upload.peakRSS, backup.peakRSS, backupPeak) <= 80 << 20),
+    ]
+    let notes = ["files over the connection: the streamed import's time includes savingsctl's start, the base64 chunks and the daemon holding the file before it imports it; the backup is taken with SQLite's backup API into a nameless file, then sent (\(mb(backupBytes)))"]
+    return (figures, notes)
+}
+
+/// Runs a program to completion (output to `log`); its wall time and peak RSS.
+func spawnMeasured(_ executable: String, _ arguments: [String], log: String) throws -> (seconds: Double, peakRSS: Int) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = monotonicSeconds()
+    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { throw BenchError("cannot start \(executable)") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 {
+        guard errno == EINTR else { throw BenchError("wait4: errno \(errno)") }
+    }
+    let seconds = monotonicSeconds() - start
+    guard status == 0 else {
+        let tail = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(400)
+        throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed: \(tail)")
+    }
+    return (seconds, usage.ru_maxrss * 1024)
+}
