@@ -26,17 +26,24 @@ public struct ImportFile: Sendable {
     public let name: String
     /// The parameter that brought it (`path` or `upload`).
     public let field: String
+    /// Its size in bytes, when known: how many rows to expect.
+    public let size: Int?
     let open: @Sendable () throws -> FileHandle?
 
-    public init(name: String, field: String, open: @escaping @Sendable () throws -> FileHandle?) {
+    public init(name: String, field: String, size: Int?, open: @escaping @Sendable () throws -> FileHandle?) {
         self.name = name
         self.field = field
+        self.size = size
         self.open = open
     }
 
     public static func path(_ path: String) -> ImportFile {
-        ImportFile(name: path, field: "path") { FileHandle(forReadingAtPath: path) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+        return ImportFile(name: path, field: "path", size: size) { FileHandle(forReadingAtPath: path) }
     }
+
+    /// Rows likely in the file: a typical row (a date, an amount, a short note) is about 24 bytes.
+    var expectedRows: Int { (size ?? 0) / 24 }
 }
 
 /// Streams an import file's rows in bounded memory: one chunk, one record at a time.
@@ -111,10 +118,10 @@ extension SavingsDatabase {
             let assetID = try StoreKey.uuid(asset.id)
             var allocations = try Self.allocations(assetID: asset.id, db)
             var balance = try Self.balance(assetID: asset.id, at: now, db)
-            // How many rows of this file had each content hash so far (12 bytes a row without an
-            // external_id). Two different rows whose hashes share the first 64 bits only number
-            // the second one's key; the same file gives the same keys every time.
-            var seen: [UInt64: UInt32] = [:]
+            // How many rows of this file had each content hash so far (about 11 bytes a row
+            // without an external_id). Two different rows whose hashes share the first 64 bits
+            // only number the second one's key; the same file gives the same keys every time.
+            var seen = OccurrenceCounter(expected: file.expectedRows)
             var grown: [UUID: [(at: Date, delta: Decimal)]] = [:]
             var result = CSVImportResult()
             var chunk = ImportChunk()
@@ -162,9 +169,7 @@ extension SavingsDatabase {
                     key = externalID
                 } else {
                     let hash = row.contentHash
-                    let n = seen[hash.0, default: 0]
-                    seen[hash.0] = n + 1
-                    key = TransactionCSVRow.contentKey(hash, repeat: n)
+                    key = TransactionCSVRow.contentKey(hash, repeat: seen.next(hash.0))
                 }
                 chunk.append(row, key: key)
                 if chunk.isFull { try flush() }

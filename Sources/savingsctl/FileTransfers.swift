@@ -54,13 +54,13 @@ extension ClientSession {
 }
 
 extension ProgressLine {
-    /// A daemon's progress notification; the bytes it reports receiving are shown by the sender.
+    /// A daemon's progress notification. The bytes it reports receiving or sending are shown
+    /// from this side, as they arrive or leave.
     func show(_ notification: JSONValue) {
         let params = notification["params"] ?? .null
         let phase = Render.text(params["phase"])
-        guard phase != "receiving" else { return }
-        show(phase: phase, done: params["done"]?.intValue ?? 0, total: params["total"]?.intValue,
-             unit: phase == "sending" ? "bytes" : nil)
+        guard phase != "receiving", phase != "sending" else { return }
+        show(phase: phase, done: params["done"]?.intValue ?? 0, total: params["total"]?.intValue)
     }
 }
 

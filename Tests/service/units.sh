@@ -126,6 +126,27 @@ check "and is refused writes with read_only" test "$status" = 1 -a -n "$(grep re
 out=$(as 65533 "" goal list 2>&1) && status=0 || status=$?
 check "a non-member is still refused at connect()" test "$status" = 3
 
+# --- Files over the connection -----------------------------------------------------------
+# The daemon (a dynamic user, ProtectHome=, PrivateTmp=) never sees its users' files: savingsctl
+# sends and writes them, from and into directories only their owners may enter.
+for uid in 65534 65532; do ns install -d -m 0700 -o "$uid" -g "$uid" "/tmp/files-$uid"; done
+ns sh -c 'printf "date,amount,note\n2026-01-02,100.50,salary\n2026-01-03,-20,rent\n" > /tmp/files-65534/bank.csv
+          cp /tmp/files-65534/bank.csv /tmp/files-65532/; chown 65534:65534 /tmp/files-65534/bank.csv; chown 65532:65532 /tmp/files-65532/bank.csv'
+as 65534 "$savings" asset add Bank --currency EUR --kind fiat > /dev/null
+out=$(as 65534 "$savings" tx import Bank /tmp/files-65534/bank.csv 2>&1) || true
+check "a member imports a CSV from their own 0700 directory" contains "$out" "2 imported"
+out=$(as 65534 "$savings" backup /tmp/files-65534/copy.db 2>&1) || true
+check "and receives a backup into it, theirs and 0600" test "$(ns stat -c '%u %a' /tmp/files-65534/copy.db)" = "65534 600"
+check "a sound SQLite database" test "$(ns sqlite3 /tmp/files-65534/copy.db 'PRAGMA integrity_check')" = ok
+out=$(as 65534 "$savings" export /tmp/files-65534/all.json 2>&1) || true
+check "an export too" contains "$(ns cat /tmp/files-65534/all.json)" '"format":"savingsd-export"'
+out=$(as 65532 "$savings,$readers" tx import Bank /tmp/files-65532/bank.csv 2>&1) && status=0 || status=$?
+check "a member of read_only_groups may not upload" test "$status" = 1 -a -n "$(grep read_only <<< "$out")"
+out=$(as 65532 "$savings,$readers" backup /tmp/files-65532/copy.db 2>&1) || true
+check "but receives a backup" test "$(ns stat -c '%u %a' /tmp/files-65532/copy.db)" = "65532 600"
+check "nothing of the transfers is left in the daemon's state" \
+    test -z "$(ns find /var/lib/private/savingsd -name '.savingsd-transfer-*')"
+
 # --- Watchdog, restart, stop -----------------------------------------------------------
 echo "waiting 40 s, past WatchdogSec=30s ..."
 sleep 40

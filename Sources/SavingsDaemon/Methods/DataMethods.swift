@@ -192,7 +192,8 @@ struct IncomingFile: Sendable {
     /// Receives the upload (at most `maxBytes` and `rpc.max_upload_bytes`), or checks the path.
     static func take(_ params: Params, call: CallContext, method: String, maxBytes: Int, context: DaemonContext) async throws -> IncomingFile {
         guard try Transfer.isUpload(params) else {
-            return IncomingFile(name: try DataMethods.absolutePath(params), field: "path", spool: nil, path: try DataMethods.absolutePath(params))
+            let path = try DataMethods.absolutePath(params)
+            return IncomingFile(name: path, field: "path", spool: nil, path: path)
         }
         let config = context.liveConfig.current
         let spool = try await Transfer.receive(params, call: call, method: method, limit: min(maxBytes, config.maxUploadBytes),
@@ -202,7 +203,7 @@ struct IncomingFile: Sendable {
 
     /// A CSV import's view of it, read in chunks.
     var importFile: ImportFile {
-        if let spool { return ImportFile(name: name, field: field) { try spool.reader() } }
+        if let spool { return ImportFile(name: name, field: field, size: spool.size) { try spool.reader() } }
         return .path(path ?? "")
     }
 

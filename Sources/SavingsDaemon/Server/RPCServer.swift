@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOPosix
+import SavingsCore
 import SavingsRPC
 import ServiceLifecycle
 import Synchronization
@@ -279,7 +280,14 @@ struct RPCServer: Service {
                         // Waiting for a chunk counts as idle: a stalled upload is closed by the idle timeout.
                         activity.end()
                         defer { activity.begin() }
-                        return try await lines.next().map { Array($0.readableBytesView) }
+                        do {
+                            return try await lines.next().map { Array($0.readableBytesView) }
+                        } catch where error is ByteToMessageDecoderError.PayloadTooLargeError || error is LineTooLong {
+                            throw DomainError(.tooLarge, "a line of the upload exceeds the limit of \(liveConfig.current.maxLineBytes) bytes (send chunks of at most max_chunk_bytes)")
+                        } catch {
+                            // Closed by the idle timeout, reset by the client, or the daemon stopping.
+                            return nil
+                        }
                     }
                     context.send = { line in try await outbound.write(.other(Self.line(line))) }
                     context.endConnection = { ending.set() }
