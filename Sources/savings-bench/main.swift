@@ -124,7 +124,7 @@ var schemaImport = Samples()
 for attempt in 0..<(smoke ? 1 : 3) {
     let path = work + "/schema-import-\(attempt).db"
     try schemaImport.time {
-        try run(sqlite3, [path], input: "PRAGMA journal_mode=WAL;\nPRAGMA cache_size=-65536;\n\(tableSchema)\n.import --csv \(storedRows) asset_transaction\n")
+        try run(sqlite3, [path], input: "PRAGMA journal_mode=WAL;\n\(tableSchema)\n.import --csv \(storedRows) asset_transaction\n")
     }
     let count = try run(sqlite3, ["-readonly", path], input: "SELECT COUNT(*) FROM asset_transaction;").trimmingCharacters(in: .whitespacesAndNewlines)
     guard Int(count) == size.transactions else { throw BenchError("sqlite3 stored \(count) of savingsd's rows, expected \(size.transactions)") }
@@ -365,7 +365,7 @@ if let hledger = which("hledger") {
 
 say("files over the connection: \(size.transactions) rows streamed as one file, and its database's backup")
 let streaming = try streamingFigures(work: work, allRows: work + "/all.csv", rows: size.transactions, savingsd: savingsd,
-                                     savingsctl: binaries + "/savingsctl")
+                                     savingsctl: binaries + "/savingsctl", manyFilesRate: importRate)
 figures += streaming.figures
 notes += streaming.notes
 
