@@ -43,7 +43,10 @@ public enum Hints {
         case "rate_unavailable"?: return "set a rate with: savingsctl rates set BASE QUOTE RATE, or fetch them with: savingsctl call rates.refresh"
         case "permission_denied"?: return "ask the daemon's owner to allow your user or group (rpc.allow_uids / rpc.allow_groups)"
         case "read_only"?: return "your group may only read; ask the daemon's owner for write access (rpc.allow_groups)"
+        case "too_large"? where ["tx.import", "data.import", "data.legacy_import"].contains(method):
+            return "split the file, or have the daemon's owner raise [rpc] max_upload_bytes"
         case "too_large"?: return "split the input into smaller files or batches"
+        case "busy"? where error.message.contains("shutting down"): return "run the same command again once savingsd is back"
         case "storage_error"?: return "check free disk space and the database directory, then run: savingsctl check"
         case "busy"?: return "the daemon is busy with another long operation; try again in a moment"
         case "invalid_field"?:

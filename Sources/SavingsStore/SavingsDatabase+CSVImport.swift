@@ -121,7 +121,9 @@ extension SavingsDatabase {
             // How many rows of this file had each content hash so far (about 11 bytes a row
             // without an external_id). Two different rows whose hashes share the first 64 bits
             // only number the second one's key; the same file gives the same keys every time.
-            var seen = OccurrenceCounter(expected: file.expectedRows)
+            // Made at the first such row (a file whose rows all have one needs none), sized for
+            // the file but at most for a million rows at first: it grows with what comes.
+            var seen: OccurrenceCounter?
             var grown: [UUID: [(at: Date, delta: Decimal)]] = [:]
             var result = CSVImportResult()
             var chunk = ImportChunk()
@@ -169,7 +171,8 @@ extension SavingsDatabase {
                     key = externalID
                 } else {
                     let hash = row.contentHash
-                    key = TransactionCSVRow.contentKey(hash, repeat: seen.next(hash.0))
+                    if seen == nil { seen = OccurrenceCounter(expected: min(file.expectedRows, 1 << 20)) }
+                    key = TransactionCSVRow.contentKey(hash, repeat: seen!.next(hash.0))
                 }
                 chunk.append(row, key: key)
                 if chunk.isFull { try flush() }

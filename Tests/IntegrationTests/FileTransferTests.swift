@@ -195,6 +195,7 @@ extension DaemonProcess {
         let refused = try runCtl(["--socket", daemon.socketPath, "tx", "import", "Bank", big])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("larger than 4096 bytes") && refused.stderr.contains("too_large"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("max_upload_bytes"), "the hint names the setting: \(refused.stderr)")
 
         // Not announced (a pipe): cut off once past the bound, the connection closed.
         let client = try daemon.raw()

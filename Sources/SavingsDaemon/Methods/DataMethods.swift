@@ -29,7 +29,7 @@ enum DataMethods {
                 let copy = context.liveConfig.current.transferDirectory + "/" + Spool.namePrefix + UUID().uuidString + ".db"
                 let info = try await database.backup(to: copy, overwrite: false, progress: progress)
                 let spool = try Spool(adopting: copy)
-                try await Transfer.send(spool, call: call, method: "db.backup")
+                try await Transfer.send(spool, call: call, method: "db.backup", progress: params.bool("progress") == true)
                 logger.notice("backup sent", metadata: ["bytes": "\(spool.size)"])
                 return ["bytes": .int(spool.size), "pages": .int(info.pages)]
             }
@@ -83,7 +83,7 @@ enum DataMethods {
                 let counts = try await ExportFileWriter.write(into: spool, header: header, progress: progress) {
                     try await database.export(into: $0)
                 }
-                try await Transfer.send(spool, call: call, method: "data.export")
+                try await Transfer.send(spool, call: call, method: "data.export", progress: params.bool("progress") == true)
                 logger.notice("export sent", metadata: ["bytes": "\(spool.size)"])
                 return ["bytes": .int(spool.size), "counts": .object(counts.mapValues { .int($0) })]
             }

@@ -281,7 +281,11 @@ struct RPCServer: Service {
                         activity.end()
                         defer { activity.begin() }
                         do {
-                            return try await lines.next().map { Array($0.readableBytesView) }
+                            guard let frame = try await lines.next() else { return nil }
+                            // Taken by the request, not answered: counted as answered, so the
+                            // immediate path knows nothing is outstanding.
+                            try await outbound.write(.response(nil))
+                            return Array(frame.readableBytesView)
                         } catch where error is ByteToMessageDecoderError.PayloadTooLargeError || error is LineTooLong {
                             throw DomainError(.tooLarge, "a line of the upload exceeds the limit of \(liveConfig.current.maxLineBytes) bytes (send chunks of at most max_chunk_bytes)")
                         } catch {

@@ -48,6 +48,7 @@ enum Transfer {
     static func receive(_ params: Params, call: CallContext, method: String, limit: Int, lineLimit: Int,
                         directory: String) async throws -> Spool {
         let (id, receive, send) = try channel(call, "upload")
+        let progress = params.bool("progress") == true
         let upload = params.values["upload"]?.objectValue ?? [:]
         for key in upload.keys where key != "size" {
             throw DomainError.invalidField("upload", "unknown member \(key) (upload takes {\"size\"?: bytes})")
@@ -74,7 +75,7 @@ enum Transfer {
                     }
                     guard spool.size + bytes.count <= limit else { throw tooLarge(spool.size + bytes.count, limit: limit) }
                     try spool.append(bytes)
-                    if spool.size - reported >= 4 << 20 {
+                    if progress, spool.size - reported >= 4 << 20 {
                         reported = spool.size
                         call.progress(method, phase: "receiving", done: spool.size, total: announced)
                     }
@@ -106,7 +107,7 @@ enum Transfer {
 
     /// Sends the spool's bytes to the caller: `download.start`, then chunks. The daemon's
     /// shutdown cuts a download short (an error is the answer, so the caller keeps no file).
-    static func send(_ spool: Spool, call: CallContext, method: String) async throws {
+    static func send(_ spool: Spool, call: CallContext, method: String, progress: Bool) async throws {
         let (id, _, send) = try channel(call, "download")
         try await send(JSONSerializer.bytes(FileTransfer.notification(FileTransfer.downloadStart, id: id, ["bytes": .int(spool.size)])))
         var offset = 0, reported = 0
@@ -118,7 +119,7 @@ enum Transfer {
             guard !chunk.isEmpty else { break }
             try await send(FileTransfer.chunkLine(FileTransfer.downloadChunk, id: id, bytes: chunk))
             offset += chunk.count
-            if offset - reported >= 4 << 20 || offset == spool.size {
+            if progress, offset - reported >= 4 << 20 || offset == spool.size {
                 reported = offset
                 call.progress(method, phase: "sending", done: offset, total: spool.size)
             }
