@@ -58,6 +58,31 @@ import Glibc
         #expect(parsed["data"]?["method"] == "goal.create")
     }
 
+    /// Files over the connection in a few lines of Python: an upload and a download.
+    @Test func thePythonClientUploadsAndDownloads() throws {
+        let daemon = try DaemonProcess()
+        let client = Self.examples + "/savings_client.py"
+        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
+        let directory = try makeScratchDirectory()
+        let csv = directory + "/bank.csv"
+        var text = "date,amount,note\n"
+        for n in 0..<30_000 { text += "2026-0\(n % 9 + 1)-\(String(format: "%02d", n % 28 + 1)),\(n + 1).50,row \(n)\n" }
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)  // several chunks
+        let upload = try run(["python3", client, "upload", "tx.import", csv, #"{"asset": "Bank"}"#], socket: daemon.socketPath)
+        #expect(upload.status == 0 && upload.output.contains("\"imported\": 30000"), "\(upload.output)")
+
+        let copy = directory + "/copy.db"
+        let download = try run(["python3", client, "download", "db.backup", copy], socket: daemon.socketPath)
+        #expect(download.status == 0 && download.output.contains("\"pages\""), "\(download.output)")
+        let check = try runCtl([copy, "PRAGMA integrity_check; SELECT COUNT(*) FROM asset_transaction;"], executable: "/usr/bin/sqlite3")
+        #expect(check.stdout == "ok\n30000\n", "\(check.stdout) \(check.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["bank.csv", "copy.db"])
+
+        // A refusal comes before any byte is sent, and the client says so.
+        let refused = try run(["python3", client, "upload", "tx.import", csv, #"{"asset": "Nope"}"#], socket: daemon.socketPath)
+        #expect(refused.status != 0 && refused.output.contains("not_found"), "\(refused.output)")
+    }
+
     @Test func theStatusBarScriptPrintsThisMonth() throws {
         let daemon = try DaemonProcess()
         let script = Self.examples + "/waybar-savings.sh"
