@@ -112,6 +112,8 @@ extension SavingsDatabase {
     public func importTransactions(asset reference: String, file: ImportFile, partial: Bool, now: Date, timeZone: TimeZone,
                                    progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
         let now = Timestamp.truncatedToMilliseconds(now)
+        // Where a large count of identical rows goes (beside the database; a database in memory: /tmp).
+        let directory = writer.path.hasPrefix("/") ? (writer.path as NSString).deletingLastPathComponent : NSTemporaryDirectory()
         let rows = CSVFileRows(file: file) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
         let result = try await bulkWrite { db -> BulkWriteOutcome<CSVImportResult> in
             let asset = try Self.resolveAsset(reference, db)
@@ -122,7 +124,8 @@ extension SavingsDatabase {
             // without an external_id). Two different rows whose hashes share the first 64 bits
             // only number the second one's key; the same file gives the same keys every time.
             // Made at the first such row (a file whose rows all have one needs none), sized for
-            // the file but at most for a million rows at first: it grows with what comes.
+            // the file but at most for half a million rows at first: it grows with what comes,
+            // in memory (about 11 bytes a row) up to 16 MiB, then in a file beside the database.
             var seen: OccurrenceCounter?
             var grown: [UUID: [(at: Date, delta: Decimal)]] = [:]
             var result = CSVImportResult()
@@ -171,8 +174,12 @@ extension SavingsDatabase {
                     key = externalID
                 } else {
                     let hash = row.contentHash
-                    if seen == nil { seen = OccurrenceCounter(expected: min(file.expectedRows, 1 << 20)) }
-                    key = TransactionCSVRow.contentKey(hash, repeat: seen!.next(hash.0))
+                    if seen == nil {
+                        seen = try OccurrenceCounter(expected: min(file.expectedRows, 1 << 19)) { slots -> any OccurrenceSlots in
+                            OccurrenceFile.wanted(for: slots) ? try OccurrenceFile(count: slots, directory: directory) : MemorySlots(count: slots)
+                        }
+                    }
+                    key = TransactionCSVRow.contentKey(hash, repeat: try seen!.next(hash.0))
                 }
                 chunk.append(row, key: key)
                 if chunk.isFull { try flush() }

@@ -88,3 +88,25 @@ import Testing
         #expect(made.allSatisfy { $0.count == 36 && $0.dropFirst(14).first == "7" && "89ab".contains($0.dropFirst(19).first!) })
     }
 }
+
+@Suite struct OccurrenceFileTests {
+    /// A counter whose table lives in a file answers as a dictionary would, through growth,
+    /// and leaves nothing named behind.
+    @Test func aTableInAFileCountsAsOneInMemory() throws {
+        let directory = NSTemporaryDirectory() + "occurrences-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var counter = try OccurrenceCounter(expected: 8) { try OccurrenceFile(count: $0, directory: directory) }
+        var reference: [UInt64: UInt32] = [:]
+        var random = SeededGenerator(state: 7)
+        let pool: [UInt64] = (0..<2_000).map { _ in random.next() as UInt64 } + [0, .max]
+        for _ in 0..<10_000 {
+            let key = pool[Int(random.next() as UInt64 % UInt64(pool.count))]
+            let expected = reference[key, default: 0]
+            reference[key] = expected + 1
+            #expect(try counter.next(key) == expected)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        #expect(OccurrenceFile.wanted(for: 1 << 21) && !OccurrenceFile.wanted(for: 1 << 20))
+    }
+}

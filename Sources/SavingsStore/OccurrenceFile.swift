@@ -1,0 +1,71 @@
+import Foundation
+import Glibc
+import SavingsCore
+
+/// An `OccurrenceCounter`'s table in a file with no name beside the database (gone when
+/// closed, whatever ends the import), read and written a slot at a time: an import of many
+/// millions of rows without an external_id counts them in flat memory, the kernel's page
+/// cache holding what is hot.
+final class OccurrenceFile: OccurrenceSlots {
+    private let descriptor: Int32
+    let count: Int
+
+    init(count: Int, directory: String) throws {
+        // O_TMPFILE is (__O_TMPFILE | O_DIRECTORY); the C macro is not visible from Swift.
+        var fd = Glibc.open(directory, 0o20000000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            var template = Array((directory + "/.savingsd-transfer-XXXXXX").utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        }
+        guard fd >= 0, ftruncate(fd, off_t(count * 16)) == 0 else {
+            if fd >= 0 { Glibc.close(fd) }
+            throw DomainError(.storageError, "the import cannot keep its count of identical rows: \(String(cString: strerror(errno)))")
+        }
+        descriptor = fd
+        self.count = count
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    /// Whether a table of `count` slots goes to a file rather than memory (16 MiB of keys and
+    /// more: a file of about 1.5 million rows without an external_id).
+    static func wanted(for count: Int) -> Bool { count >= 1 << 21 }
+
+    func key(_ index: Int) throws -> UInt64 { try word(at: index * 16) }
+
+    func count(_ index: Int) throws -> UInt64 { try word(at: index * 16 + 8) }
+
+    private func word(at offset: Int) throws -> UInt64 {
+        var value: UInt64 = 0
+        let got = withUnsafeMutableBytes(of: &value) { pread(descriptor, $0.baseAddress, 8, off_t(offset)) }
+        guard got == 8 else { throw failure() }
+        return value
+    }
+
+    func write(_ index: Int, key: UInt64, count: UInt64) throws {
+        var slot = (key, count)
+        try withUnsafeBytes(of: &slot) { try transfer(pwrite(descriptor, $0.baseAddress, 16, off_t(index * 16))) }
+    }
+
+    func forEachUsed(_ body: (UInt64, UInt64) throws -> Void) throws {
+        let block = 4096
+        var buffer = [UInt64](repeating: 0, count: block * 2)
+        var first = 0
+        while first < count {
+            let slots = min(block, count - first)
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, slots * 16, off_t(first * 16)) }
+            guard got == slots * 16 else { throw failure() }
+            for index in 0..<slots where buffer[index * 2] != 0 { try body(buffer[index * 2], buffer[index * 2 + 1]) }
+            first += slots
+        }
+    }
+
+    private func transfer(_ result: Int) throws {
+        guard result == 16 else { throw failure() }
+    }
+
+    private func failure() -> DomainError {
+        DomainError(.storageError, "the import's count of identical rows could not be kept: \(String(cString: strerror(errno)))")
+    }
+}
