@@ -32,7 +32,21 @@ final class OccurrenceFile: OccurrenceSlots {
     /// more: a file of about 1.5 million rows without an external_id).
     static func wanted(for count: Int) -> Bool { count >= 1 << 21 }
 
-    func key(_ index: Int) throws -> UInt64 { try word(at: index * 16) }
+    /// Slots read ahead: a probe walks forward from a key's home slot, so one read serves it.
+    private var window: [UInt64] = []
+    private var windowStart = -1
+    static let windowSlots = 32
+
+    func key(_ index: Int) throws -> UInt64 {
+        if windowStart < 0 || index < windowStart || index >= windowStart + window.count / 2 {
+            let slots = min(Self.windowSlots, count - index)
+            window = [UInt64](repeating: 0, count: slots * 2)
+            let got = window.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, slots * 16, off_t(index * 16)) }
+            guard got == slots * 16 else { throw failure() }
+            windowStart = index
+        }
+        return window[(index - windowStart) * 2]
+    }
 
     func count(_ index: Int) throws -> UInt64 { try word(at: index * 16 + 8) }
 
@@ -44,6 +58,10 @@ final class OccurrenceFile: OccurrenceSlots {
     }
 
     func write(_ index: Int, key: UInt64, count: UInt64) throws {
+        if windowStart >= 0, index >= windowStart, index < windowStart + window.count / 2 {
+            window[(index - windowStart) * 2] = key
+            window[(index - windowStart) * 2 + 1] = count
+        }
         var slot = (key, count)
         try withUnsafeBytes(of: &slot) { try transfer(pwrite(descriptor, $0.baseAddress, 16, off_t(index * 16))) }
     }

@@ -175,8 +175,12 @@ extension SavingsDatabase {
                 } else {
                     let hash = row.contentHash
                     if seen == nil {
-                        seen = try OccurrenceCounter(expected: min(file.expectedRows, 1 << 19)) { slots -> any OccurrenceSlots in
-                            OccurrenceFile.wanted(for: slots) ? try OccurrenceFile(count: slots, directory: directory) : MemorySlots(count: slots)
+                        let expected = file.expectedRows
+                        seen = try OccurrenceCounter(expected: min(expected, 1 << 19)) { slots -> any OccurrenceSlots in
+                            guard OccurrenceFile.wanted(for: slots) else { return MemorySlots(count: slots) }
+                            // In a file, sized for the whole file at once (half full): growing a
+                            // table there costs two system calls a key.
+                            return try OccurrenceFile(count: max(slots, expected * 2), directory: directory)
                         }
                     }
                     key = TransactionCSVRow.contentKey(hash, repeat: try seen!.next(hash.0))
