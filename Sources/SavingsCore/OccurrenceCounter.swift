@@ -47,7 +47,8 @@ public struct OccurrenceCounter {
     /// Occurrences of the key 0, which marks an empty slot.
     private var zeroSeen: UInt64 = 0
     private let makeSlots: (Int) throws -> any OccurrenceSlots
-    static let maxLoad = 0.75
+    /// Most keys a table holds before it grows: three quarters of its slots.
+    private static func isFull(_ keys: Int, _ slots: Int) -> Bool { keys * 4 > slots * 3 }
 
     /// `expected`: how many keys are likely (a guess from the file's size); the table grows
     /// by half when it is passed. `makeSlots` gives an empty table of the size asked.
@@ -56,7 +57,7 @@ public struct OccurrenceCounter {
         slots = try makeSlots(Self.capacity(for: expected))
     }
 
-    private static func capacity(for keys: Int) -> Int { max(16, Int(Double(max(keys, 1)) / maxLoad) + 1) }
+    private static func capacity(for keys: Int) -> Int { max(16, max(keys, 1) * 4 / 3 + 1) }
 
     /// How many times `key` came before this call (0 the first time), and counts this one.
     public mutating func next(_ key: UInt64) throws -> UInt32 {
@@ -78,7 +79,7 @@ public struct OccurrenceCounter {
         }
         try slots.write(index, key: key, count: 0)
         stored += 1
-        if Double(stored) > Double(slots.count) * Self.maxLoad { try grow() }
+        if Self.isFull(stored, slots.count) { try grow() }
         return 0
     }
 

@@ -47,7 +47,7 @@ public enum Daemon {
         do {
             try PrivatePaths.ensureParentDirectory(of: config.databasePath)
             database = try SavingsDatabase.open(path: config.databasePath, backups: config.backupPolicy, now: clock.now())
-            Spool.sweep(directory: config.transferDirectory)
+            NamelessFile.sweep(directory: config.transferDirectory)
             if let fd = notifier.activatedSocket() {
                 socket = .activated(fd)
             } else {

@@ -11,16 +11,11 @@ final class OccurrenceFile: OccurrenceSlots {
     let count: Int
 
     init(count: Int, directory: String) throws {
-        // O_TMPFILE is (__O_TMPFILE | O_DIRECTORY); the C macro is not visible from Swift.
-        var fd = Glibc.open(directory, 0o20000000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            var template = Array((directory + "/.savingsd-transfer-XXXXXX").utf8CString)
-            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
-        }
-        guard fd >= 0, ftruncate(fd, off_t(count * 16)) == 0 else {
-            if fd >= 0 { Glibc.close(fd) }
-            throw DomainError(.storageError, "the import cannot keep its count of identical rows: \(String(cString: strerror(errno)))")
+        let fd = try NamelessFile.open(in: directory, purpose: "the import cannot keep its count of identical rows")
+        guard ftruncate(fd, off_t(count * 16)) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw DomainError(.storageError, "the import cannot keep its count of identical rows: \(reason)")
         }
         descriptor = fd
         self.count = count

@@ -26,7 +26,7 @@ enum DataMethods {
                 ? { @Sendable done, total in call.progress("db.backup", phase: "pages", done: done, total: total) } : nil
             if try Transfer.isDownload(params) {
                 // Taken beside the database under a transfer's name, then held by descriptor alone.
-                let copy = context.liveConfig.current.transferDirectory + "/" + Spool.namePrefix + UUID().uuidString + ".db"
+                let copy = context.liveConfig.current.transferDirectory + "/" + NamelessFile.namePrefix + UUID().uuidString + ".db"
                 let info = try await database.backup(to: copy, overwrite: false, progress: progress)
                 let spool = try Spool(adopting: copy)
                 try await Transfer.send(spool, call: call, method: "db.backup", progress: params.bool("progress") == true)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SavingsCore
+import SavingsStore
 
 /// A file with no name in the daemon's state directory, holding a transfer's bytes: an upload
 /// while it arrives (imported once complete, so a slow client never holds the database's write
@@ -8,25 +9,12 @@ import SavingsCore
 /// moment it exists (`O_TMPFILE`, or unlinked at once where the file system lacks it), so it
 /// vanishes when closed, whatever ends the request: an answer, a client gone, a `kill -9`.
 final class Spool: @unchecked Sendable {
-    /// Names a spool or a download's copy may have for an instant; swept at start.
-    static let namePrefix = ".savingsd-transfer-"
-
     let descriptor: Int32
     private(set) var size = 0
 
     /// A new empty spool in `directory`.
     init(directory: String) throws {
-        // O_TMPFILE is (__O_TMPFILE | O_DIRECTORY); the C macro is not visible from Swift.
-        var fd = Glibc.open(directory, 0o20000000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            var template = Array((directory + "/" + Self.namePrefix + "XXXXXX").utf8CString)
-            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
-        }
-        guard fd >= 0 else {
-            throw DomainError(.storageError, "the daemon cannot hold the transfer: \(String(cString: strerror(errno)))")
-        }
-        descriptor = fd
+        descriptor = try NamelessFile.open(in: directory, purpose: "the daemon cannot hold the transfer")
     }
 
     /// An existing file's bytes (a backup copy); the spool takes its descriptor and removes the name.
@@ -99,11 +87,4 @@ final class Spool: @unchecked Sendable {
 
     /// The whole content (documents read in one piece, within their own size bound).
     func contents() throws -> Data { try read(at: 0, count: size) }
-
-    /// Removes what an earlier run left under a transfer's name (killed in the instant a name existed).
-    static func sweep(directory: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(namePrefix) {
-            unlink(directory + "/" + name)
-        }
-    }
 }
