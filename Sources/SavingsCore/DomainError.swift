@@ -18,6 +18,12 @@ public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooLarge = "too_large"
         case storageError = "storage_error"
         case busy
+        /// An address, extended key or token of a watch that cannot be right (SPEC 10).
+        case invalidWatch = "invalid_watch"
+        /// Something the configuration must provide first (a chain's provider).
+        case notConfigured = "not_configured"
+        /// A manual write to an asset whose transactions come from the chain.
+        case watchedAsset = "watched_asset"
         /// A parameter that is well-typed but not acceptable (an empty name, an impossible date).
         case invalidField = "invalid_field"
     }

@@ -26,8 +26,8 @@ struct ImportChunk {
     /// Inserts the entries into the asset and empties the chunk. Calls `body` with each entry in
     /// file order, and whether it was inserted (false: its external_id was already there, from
     /// before or from an earlier row of the file).
-    mutating func flush(into db: Database, assetID: String, createdAt: String, ids: inout StoreKey.TimeOrderedSequence,
-                        _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
+    mutating func flush(into db: Database, assetID: String, source: AssetTransaction.Source = .import, createdAt: String,
+                        ids: inout StoreKey.TimeOrderedSequence, _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
         guard !entries.isEmpty else { return }
         let statement = try db.cachedStatement(sql: entries.count == Self.capacity ? Self.fullSQL : Self.sql(rows: entries.count))
         let raw = statement.sqliteStatement
@@ -45,8 +45,9 @@ struct ImportChunk {
         }
         try bind(1, assetID)
         try bind(2, createdAt)
+        try bind(3, source.rawValue)
         for (index, entry) in entries.enumerated() {
-            let first = Int32(3 + 5 * index)
+            let first = Int32(4 + 5 * index)
             try bind(first, ids.next())
             try bind(first + 1, entry.row.amountText)
             try bind(first + 2, entry.row.dateText)
@@ -71,13 +72,13 @@ struct ImportChunk {
 
     private static let fullSQL = sql(rows: capacity)
 
-    /// `?1` is the asset, `?2` created_at; five parameters a row follow.
+    /// `?1` is the asset, `?2` created_at, `?3` the source; five parameters a row follow.
     private static func sql(rows: Int) -> String {
         var sql = "INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at) VALUES "
         for index in 0..<rows {
-            let first = 3 + 5 * index
+            let first = 4 + 5 * index
             if index > 0 { sql += "," }
-            sql += "(?\(first),?1,?\(first + 1),?\(first + 2),'import',?\(first + 3),?\(first + 4),?2)"
+            sql += "(?\(first),?1,?\(first + 1),?\(first + 2),?3,?\(first + 3),?\(first + 4),?2)"
         }
         return sql + " ON CONFLICT(asset_id, external_id) DO NOTHING RETURNING external_id"
     }

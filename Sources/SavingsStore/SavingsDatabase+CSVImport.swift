@@ -117,9 +117,7 @@ extension SavingsDatabase {
         let rows = CSVFileRows(file: file) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
         let result = try await bulkWrite { db -> BulkWriteOutcome<CSVImportResult> in
             let asset = try Self.resolveAsset(reference, db)
-            let assetID = try StoreKey.uuid(asset.id)
-            var allocations = try Self.allocations(assetID: asset.id, db)
-            var balance = try Self.balance(assetID: asset.id, at: now, db)
+            var allocator = try DepositAllocator(asset: asset, now: now, db)
             // How many rows of this file had each content hash so far (about 11 bytes a row
             // without an external_id). Two different rows whose hashes share the first 64 bits
             // only number the second one's key; the same file gives the same keys every time.
@@ -127,7 +125,6 @@ extension SavingsDatabase {
             // the file but at most for half a million rows at first: it grows with what comes,
             // in memory (about 11 bytes a row) up to 16 MiB, then in a file beside the database.
             var seen: OccurrenceCounter?
-            var grown: [UUID: [(at: Date, delta: Decimal)]] = [:]
             var result = CSVImportResult()
             var chunk = ImportChunk()
             var ids = StoreKey.TimeOrderedSequence(at: now)
@@ -138,22 +135,8 @@ extension SavingsDatabase {
                         result.alreadyPresent += 1
                         return
                     }
-                    let row = entry.row
                     result.inserted += 1
-                    // An account without allocations allocates nothing (and gets none during the
-                    // import): its running balance is not needed.
-                    guard !allocations.isEmpty else { return }
-                    if row.amount > 0,
-                       let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: row.amount) {
-                        // Applied together after the last row: one at a time, each backdated deposit
-                        // rewrote every later history row of the pair. The target grows by the
-                        // deposit either way, from the pair's newest row.
-                        if grown[goal] == nil { allocations[goal] = try Self.newestTarget(assetID: assetID, goalID: goal, db) }
-                        grown[goal, default: []].append((row.date, row.amount))
-                        allocations[goal, default: 0] += row.amount
-                        result.autoAllocated += 1
-                    }
-                    if row.date <= now { balance += row.amount }
+                    try allocator.inserted(amount: entry.row.amount, date: entry.row.date, db)
                 }
             }
             try rows.forEach { parsed in
@@ -196,9 +179,8 @@ extension SavingsDatabase {
                 return .rollback(refused)
             }
             try flush()
-            for (goal, deltas) in grown.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-                _ = try Self.applyAllocationDeltas(assetID: assetID, goalID: goal, deltas, now: now, timeZone: timeZone, db)
-            }
+            try allocator.apply(timeZone: timeZone, db)
+            result.autoAllocated = allocator.allocated
             progress?("importing", result.rows)
             return .commit(result)
         }

@@ -44,6 +44,7 @@ extension SavingsDatabase {
         let date = Timestamp.truncatedToMilliseconds(date)
         return try await write { db in
             let asset = try Self.resolveAsset(reference, db)
+            if source == .manual { try Self.refuseIfWatched(asset, db) }
             let transaction = AssetTransaction(id: StoreKey.timeOrdered(at: now), assetID: try StoreKey.uuid(asset.id), amount: amount, date: date,
                                                source: source, note: note, externalID: externalID, createdAt: now)
             let goal = try Self.insertTransaction(transaction, autoAllocate: true, now: now, timeZone: timeZone, db)

@@ -215,6 +215,29 @@ enum Schema {
             // by month first, that walked every plan of every past month to look at its state.
             try db.execute(sql: "CREATE INDEX monthly_plan_by_state ON monthly_plan(state, month_label)")
         }
+        migrator.registerMigration("v11-onchain-watch") { db in
+            // What an asset watches on a chain (SPEC 10) and how its last sync went. The
+            // transactions themselves are ordinary rows (source 'onchain', external_id the txid).
+            try db.execute(sql: """
+                CREATE TABLE asset_watch (
+                    asset_id TEXT PRIMARY KEY NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    chain TEXT NOT NULL,
+                    xpub TEXT,
+                    addresses TEXT NOT NULL DEFAULT '',
+                    token TEXT,
+                    min_confirmations INTEGER NOT NULL DEFAULT 1 CHECK (min_confirmations >= 1),
+                    created_at TEXT NOT NULL,
+                    provider TEXT,
+                    last_sync_at TEXT,
+                    last_error TEXT,
+                    height INTEGER,
+                    pending TEXT NOT NULL DEFAULT '',
+                    reported_balance TEXT,
+                    reconciled INTEGER,
+                    cursor TEXT
+                );
+                """)
+        }
         return migrator
     }
 
