@@ -24,6 +24,8 @@ public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
         case notConfigured = "not_configured"
         /// A manual write to an asset whose transactions come from the chain.
         case watchedAsset = "watched_asset"
+        /// An outside service (a block explorer) failed or asked to wait; `retry_in_seconds` says when.
+        case providerUnavailable = "provider_unavailable"
         /// A parameter that is well-typed but not acceptable (an empty name, an impossible date).
         case invalidField = "invalid_field"
     }

@@ -68,10 +68,11 @@ public enum Daemon {
         let goals = GoalWatcher(context: context, logger: logger)
         await goals.check()
         // Rate requests share the daemon's event loops; the client is shut down after the services.
-        let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: RateHTTP.configuration,
+        let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: ProviderHTTP.configuration,
                                     backgroundActivityLogger: logger)
-        let refresher = RateRefresher(context: context, http: RateHTTP(client: httpClient), logger: logger)
-        let dispatcher = MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, logger: logger)
+        let refresher = RateRefresher(context: context, http: ProviderHTTP(client: httpClient), logger: logger)
+        let syncer = ChainSyncer(context: context, http: ProviderHTTP(client: httpClient), logger: logger) { await goals.check() }
+        let dispatcher = MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, syncer: syncer, logger: logger)
         immediate.dispatcher = dispatcher
         let server = RPCServer(
             listener: listener, dispatcher: dispatcher,
@@ -104,6 +105,7 @@ public enum Daemon {
                 .init(service: hook, serviceName: "event-hook"),
                 .init(service: scheduler, serviceName: "month-scheduler"),
                 .init(service: RatesService(refresher: refresher), serviceName: "rates"),
+                .init(service: ChainSyncService(syncer: syncer), serviceName: "chain-sync"),
                 .init(service: BackupService(context: context, logger: logger), serviceName: "backups"),
                 .init(service: IdleTrimService(requests: server.requests), serviceName: "idle-trim"),
                 .init(service: server, serviceName: "rpc-server"),
@@ -119,6 +121,7 @@ public enum Daemon {
             exitCode = 1
         }
         if case .path(let path) = socket { unlink(path) }
+        await syncer.shutdown()
         try? await httpClient.shutdown()
         do {
             try database.close()

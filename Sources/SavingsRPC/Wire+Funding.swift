@@ -36,7 +36,8 @@ extension Wire {
         return .object(object)
     }
 
-    public static func asset(_ figures: AssetFigures) -> JSONValue {
+    /// `watch`: the asset's `Wire.watch` object, null when it does not watch a chain.
+    public static func asset(_ figures: AssetFigures, watch: JSONValue = .null) -> JSONValue {
         let asset = figures.asset
         return [
             "id": id(asset.id),
@@ -56,6 +57,7 @@ extension Wire {
                 ["goal_id": id(line.goalID), "goal_name": .string(line.goalName),
                  "amount": .string(asset.format(line.amount)), "funded": .string(asset.format(line.funded))]
             }),
+            "watch": watch,
             "created_at": timestamp(asset.createdAt),
             "updated_at": timestamp(asset.updatedAt),
         ]
@@ -141,6 +143,7 @@ extension Wire {
             "kind": ["enum": ["crypto", "fiat"]], "balance": decimalSchema, "allocated": decimalSchema,
             "unallocated": decimalSchema, "value": ["oneOf": [decimalSchema, ["type": "null"]]],
             "value_currency": ["type": "string"], "allocations": ["type": "array", "items": ["type": "object"]],
+            "watch": watchSchema,
         ],
     ]
 }

@@ -31,7 +31,7 @@ extension SavingsDatabase {
             // Another target starts from scratch: its first sync walks everything again.
             if !same {
                 try db.execute(sql: """
-                    UPDATE asset_watch SET last_sync_at = NULL, last_error = NULL, height = NULL, pending = '', reported_balance = NULL,
+                    UPDATE asset_watch SET last_sync_at = NULL, last_error = NULL, height = NULL, pending = '', ignored = '', reported_balance = NULL,
                         reconciled = NULL, cursor = NULL, provider = NULL, created_at = ? WHERE asset_id = ?
                     """, arguments: [Timestamp.format(now), record.id])
             }
@@ -121,7 +121,7 @@ extension SavingsDatabase {
     /// Ends a sync: removes the stored transactions the chain no longer has, records what the
     /// provider reported, and returns the asset's balance afterwards, all in one transaction.
     public func finishChainSync(assetID: UUID, removing removed: [String], provider: String, pending: [PendingTransaction],
-                                reported: Decimal, height: Int?, now: Date) async throws -> (removed: [String], balance: Decimal, reconciled: Bool) {
+                                ignored: Set<String>, reported: Decimal, height: Int?, now: Date) async throws -> (removed: [String], balance: Decimal, reconciled: Bool) {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await write { db in
             let id = StoreKey.id(assetID)
@@ -133,9 +133,10 @@ extension SavingsDatabase {
             let balance = try Self.balance(assetID: id, at: now, db)
             let reconciled = ChainSyncPlan.reconciled(stored: balance, reported: reported, pending: pending)
             try db.execute(sql: """
-                UPDATE asset_watch SET provider = ?, last_sync_at = ?, last_error = NULL, height = ?, pending = ?, reported_balance = ?,
-                    reconciled = ?, cursor = NULL WHERE asset_id = ?
-                """, arguments: [provider, Timestamp.format(now), height, Self.pendingText(pending), Amount.plainText(reported), reconciled, id])
+                UPDATE asset_watch SET provider = ?, last_sync_at = ?, last_error = NULL, height = ?, pending = ?, ignored = ?,
+                    reported_balance = ?, reconciled = ?, cursor = NULL WHERE asset_id = ?
+                """, arguments: [provider, Timestamp.format(now), height, Self.pendingText(pending), Self.lines(ignored.sorted()),
+                                 Amount.plainText(reported), reconciled, id])
             return (gone, balance, reconciled)
         }
     }
@@ -176,12 +177,15 @@ extension SavingsDatabase {
             guard parts.count == 3, let confirmations = Int(parts[2]) else { throw StoreError.corrupt("pending transaction '\(line)'") }
             return PendingTransaction(txid: String(parts[0]), amount: try Amount.parse(String(parts[1])), confirmations: confirmations)
         }
-        return AssetWatch(
+        let ignored: String = row["ignored"]
+        var watch = AssetWatch(
             assetID: try StoreKey.uuid(row["asset_id"]), target: target, createdAt: try Timestamp.parse(row["created_at"], field: "created_at"),
             provider: row["provider"], lastSyncAt: try (row["last_sync_at"] as String?).map { try Timestamp.parse($0, field: "last_sync_at") },
             lastError: row["last_error"], height: row["height"], pending: pending,
             reportedBalance: try (row["reported_balance"] as String?).map { try Amount.parse($0) }, reconciled: row["reconciled"],
             cursor: row["cursor"])
+        watch.ignored = Set(ignored.split(separator: "\n").map(String.init))
+        return watch
     }
 
     private static func lines(_ values: [String]) -> String { values.joined(separator: "\n") }

@@ -232,6 +232,7 @@ enum Schema {
                     last_error TEXT,
                     height INTEGER,
                     pending TEXT NOT NULL DEFAULT '',
+                    ignored TEXT NOT NULL DEFAULT '',
                     reported_balance TEXT,
                     reconciled INTEGER,
                     cursor TEXT

@@ -76,16 +76,16 @@ import Testing
     }
 
     @Test func retryAfterIsSecondsOrAnHTTPDate() {
-        #expect(RateHTTP.retryAfter("120", now: now) == 120)
-        #expect(RateHTTP.retryAfter(" 7 ", now: now) == 7)
+        #expect(ProviderHTTP.retryAfter("120", now: now) == 120)
+        #expect(ProviderHTTP.retryAfter(" 7 ", now: now) == 7)
         let date = Date(timeIntervalSince1970: 1_763_800_090)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        #expect(RateHTTP.retryAfter(formatter.string(from: date), now: now) == 90)
-        #expect(RateHTTP.retryAfter("soon", now: now) == nil)
-        #expect(RateHTTP.retryAfter(nil, now: now) == nil)
+        #expect(ProviderHTTP.retryAfter(formatter.string(from: date), now: now) == 90)
+        #expect(ProviderHTTP.retryAfter("soon", now: now) == nil)
+        #expect(ProviderHTTP.retryAfter(nil, now: now) == nil)
     }
 
     @Test func configNamesProvidersURLsAndCoinIDs() throws {
@@ -106,7 +106,7 @@ import Testing
         #expect(config.coinGeckoIDs["BTC"] == "wrapped-bitcoin")
         #expect(config.coinGeckoIDs["ETH"] == "ethereum", "the built-in map stays underneath")
         #expect(config.rendered.contains("rates.coingecko_ids.FOO = \"foo-token\""))
-        let provider = CoinGeckoProvider(http: RateHTTP(client: .shared), baseURL: config.ratesBaseURL, ids: [:], apiKeyFile: nil)
+        let provider = CoinGeckoProvider(http: ProviderHTTP(client: .shared), baseURL: config.ratesBaseURL, ids: [:], apiKeyFile: nil)
         #expect(provider.apiKeyHeader == "x-cg-pro-api-key")
 
         for (text, fragment) in [("[rates]\nprovider = \"yahoo\"", "not a rates provider"),

@@ -12,6 +12,9 @@ public struct AssetWatch: Sendable, Equatable {
     /// The chain's height at the last sync, when the provider says.
     public var height: Int?
     public var pending: [PendingTransaction]
+    /// Confirmed transactions that move nothing for the set (an incoming token transfer seen on
+    /// an ether watch): known, so they are not fetched again.
+    public var ignored: Set<String> = []
     /// The provider's confirmed balance of the watched set at the last sync.
     public var reportedBalance: Decimal?
     public var reconciled: Bool?

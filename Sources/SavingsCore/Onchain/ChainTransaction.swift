@@ -55,11 +55,14 @@ public struct ChainSyncPlan: Sendable {
     public var stored: Set<String>
     /// Txids reported as pending by the previous sync (they may have confirmed since).
     public var pending: Set<String>
+    /// Confirmed txids that net to nothing for the set, known from earlier syncs.
+    public var ignored: Set<String>
 
     private let listedSet: Set<String>
 
-    public init(listed: [String], unconfirmed: Set<String>, stored: Set<String>, pending: Set<String>) {
+    public init(listed: [String], unconfirmed: Set<String>, stored: Set<String>, pending: Set<String>, ignored: Set<String> = []) {
         self.listed = listed
+        self.ignored = ignored
         listedSet = Set(listed)
         self.unconfirmed = unconfirmed
         self.stored = stored
@@ -69,7 +72,7 @@ public struct ChainSyncPlan: Sendable {
     /// Txids whose details the sync needs: new ones, and the pending ones of last time.
     public var wanted: Set<String> {
         var wanted = Set<String>()
-        for txid in listed where !stored.contains(txid) || unconfirmed.contains(txid) { wanted.insert(txid) }
+        for txid in listed where (!stored.contains(txid) && !ignored.contains(txid)) || unconfirmed.contains(txid) { wanted.insert(txid) }
         for txid in pending where !stored.contains(txid) && listedSet.contains(txid) { wanted.insert(txid) }
         return wanted
     }

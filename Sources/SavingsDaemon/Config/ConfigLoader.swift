@@ -163,6 +163,9 @@ public enum ConfigLoader {
         Setting(key: "rates.stale_after", environment: "SAVINGSD_RATES_STALE_AFTER", flag: nil,
                 apply: { config, value throws(ConfigError) in config.staleAfter = try integer(value, in: 1...(366 * 86_400)) },
                 render: { String($0.staleAfter) }),
+        Setting(key: "onchain.interval", environment: "SAVINGSD_ONCHAIN_INTERVAL", flag: nil,
+                apply: { config, value throws(ConfigError) in config.onchainInterval = try integer(value, in: 10...(7 * 86_400)) },
+                render: { String($0.onchainInterval) }),
         Setting(key: "planning.undo_window", environment: "SAVINGSD_UNDO_WINDOW", flag: nil,
                 apply: { config, value throws(ConfigError) in config.undoWindow = try integer(value, in: 0...(366 * 86_400)) },
                 render: { String($0.undoWindow) }),
@@ -230,6 +233,15 @@ public enum ConfigLoader {
                     config.sources[entry.key] = "\(filePath):\(entry.line)"
                     continue
                 }
+                if isChainKey(entry.key) {
+                    do {
+                        try chainEntry(entry, into: &config)
+                    } catch {
+                        throw ConfigError(message: "\(filePath):\(entry.line): \(entry.key): \(error.message)")
+                    }
+                    config.sources[entry.key] = "\(filePath):\(entry.line)"
+                    continue
+                }
                 guard let setting = settingsByKey[entry.key] else {
                     throw ConfigError(message: "\(filePath):\(entry.line): unknown key '\(entry.key)' (known: \(settings.map(\.key).joined(separator: ", ")))")
                 }
@@ -267,6 +279,7 @@ public enum ConfigLoader {
                 config.sources["rates.api_key_file"] = "environment CREDENTIALS_DIRECTORY"
             }
         }
+        try checkChains(config)
         if config.ratesProvider == "file", config.ratesFile == nil {
             throw ConfigError(message: "rates.provider = \"file\" needs rates.file (the JSON file to read)")
         }
@@ -287,7 +300,7 @@ public enum ConfigLoader {
         config.coinGeckoIDs[code.code] = id
     }
 
-    private static func httpURL(_ value: TOMLReader.Value) throws(ConfigError) -> String {
+    static func httpURL(_ value: TOMLReader.Value) throws(ConfigError) -> String {
         var text = try string(value)
         guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.query == nil else {
             throw ConfigError(message: "'\(text)' is not an http(s) URL without a query")
@@ -298,7 +311,7 @@ public enum ConfigLoader {
 
     // MARK: - Value checks
 
-    private static func string(_ value: TOMLReader.Value) throws(ConfigError) -> String {
+    static func string(_ value: TOMLReader.Value) throws(ConfigError) -> String {
         guard case .string(let s) = value else { throw ConfigError(message: "must be a string, not \(value.typeName)") }
         return s
     }
@@ -374,7 +387,7 @@ public enum ConfigLoader {
         return level
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }

@@ -49,6 +49,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var retryMax: Int = 3600
     /// Rates older than this are still used but flagged stale.
     public var staleAfter: Int = 86_400
+    /// Seconds between syncs of watched assets (SPEC 10).
+    public var onchainInterval: Int = 900
+    /// Each chain's provider (`[onchain.CHAIN]`), by chain name; none by default.
+    var chainProviders: [String: ChainProviderConfig] = [:]
     /// Automatic backups (before migrations, before replacing imports, periodic): where, and
     /// how many are kept. The default directory is `backups/` beside the database.
     public var backupDirectory: String?
@@ -102,6 +106,8 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.retryMin = new.retryMin
         merged.retryMax = new.retryMax
         merged.staleAfter = new.staleAfter
+        merged.onchainInterval = new.onchainInterval
+        merged.chainProviders = new.chainProviders
         merged.keepBackups = new.keepBackups
         merged.backupInterval = new.backupInterval
         merged.sources = new.sources
@@ -128,6 +134,7 @@ public struct DaemonConfig: Sendable, Equatable {
             let value = setting.render(self)
             lines.append("\(setting.key) = \(value)  # \(sources[setting.key] ?? "default")")
         }
+        for line in ConfigLoader.renderedChains(self) { lines.append("\(line)  # \(sources[String(line.prefix { $0 != " " })] ?? "default")") }
         for (symbol, id) in coinGeckoIDs.sorted(by: { $0.key < $1.key }) where CoinGeckoQuery.defaultIDs[symbol] != id {
             let key = ConfigLoader.coinGeckoIDsPrefix + symbol
             lines.append("\(key) = \"\(id)\"  # \(sources[key] ?? "default")")

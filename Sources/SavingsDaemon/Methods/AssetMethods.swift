@@ -13,7 +13,14 @@ enum AssetMethods {
         guard let figures = valuation.asset(asset.id, valueCurrency: context.liveConfig.current.displayCurrency) else {
             throw DomainError.notFound("asset", asset.name)
         }
-        return Wire.asset(figures)
+        let watch = try await context.database.watch(asset: asset.id.uuidString).1
+        return Wire.asset(figures, watch: watch.map { watchJSON($0, asset: asset, context: context) } ?? .null)
+    }
+
+    /// The watch object, naming the provider the configuration has for its chain now.
+    static func watchJSON(_ watch: AssetWatch, asset: Asset, context: DaemonContext) -> JSONValue {
+        let configured = context.liveConfig.current.chainProviders[watch.target.chain.rawValue]?.kind.rawValue
+        return Wire.watch(watch, provider: configured ?? watch.provider, asset: asset)
     }
 
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {
@@ -41,7 +48,12 @@ enum AssetMethods {
             writes: false)) { _, _ in
             let valuation = try await context.valuation()
             let currency = context.liveConfig.current.displayCurrency
-            return ["assets": .array(valuation.portfolio.assets.compactMap { valuation.asset($0.id, valueCurrency: currency) }.map(Wire.asset))]
+            let watches = try await database.watches()
+            return ["assets": .array(valuation.portfolio.assets.compactMap { asset in
+                valuation.asset(asset.id, valueCurrency: currency).map { figures in
+                    Wire.asset(figures, watch: watches[asset.id].map { watchJSON($0, asset: asset, context: context) } ?? .null)
+                }
+            })]
         }
 
         registry.register(MethodSpec(

@@ -3,12 +3,13 @@ import SavingsRPC
 
 /// Every method savingsd serves, registered in one place.
 public enum MethodCatalog {
-    static func registry(context: DaemonContext, refresher: RateRefresher, logger: Logger) -> MethodRegistry {
+    static func registry(context: DaemonContext, refresher: RateRefresher, syncer: ChainSyncer, logger: Logger) -> MethodRegistry {
         var registry = MethodRegistry()
         DaemonMethods.register(into: &registry, context: context)
         GoalMethods.register(into: &registry, context: context)
         ContributionMethods.register(into: &registry, context: context)
         AssetMethods.register(into: &registry, context: context)
+        WatchMethods.register(into: &registry, context: context, syncer: syncer)
         LedgerMethods.register(into: &registry, context: context)
         RateMethods.register(into: &registry, context: context, refresher: refresher)
         PlanMethods.register(into: &registry, context: context)
@@ -22,11 +23,12 @@ public enum MethodCatalog {
     }
 
     /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
-    static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, logger: Logger) -> RPCDispatcher {
+    static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, syncer: ChainSyncer,
+                           logger: Logger) -> RPCDispatcher {
         // Goal checks value every goal: a burst of writes runs them once or twice, not once per
         // write, and a read right after a write does not share the CPU with them.
         let checks = Coalescer(after: .milliseconds(250)) { await goals.check() }
-        return RPCDispatcher(registry: registry(context: context, refresher: refresher, logger: logger),
+        return RPCDispatcher(registry: registry(context: context, refresher: refresher, syncer: syncer, logger: logger),
                       maxBatch: context.liveConfig.current.maxBatch, onInternalError: { method, error in
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
         }, onWrite: { method in

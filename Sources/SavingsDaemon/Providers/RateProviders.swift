@@ -60,10 +60,13 @@ struct FileRateProvider: RateProvider {
     }
 }
 
-/// GET requests to rate services: bounded time, bounded answer, statuses turned into failures.
-struct RateHTTP: Sendable {
+/// GET requests to outside services (rate providers, block explorers): bounded time, bounded
+/// answer, statuses turned into failures.
+struct ProviderHTTP: Sendable {
     let client: HTTPClient
-    static let maxBody = 1 << 20
+    /// Largest answer read: rate answers are small; a block explorer's page of a thousand
+    /// transactions with their inputs and outputs is several megabytes.
+    var maxBody = 1 << 20
     static let requestTimeout = TimeAmount.seconds(20)
 
     /// The configuration for the daemon's client: short connect and read timeouts, no redirects
@@ -90,9 +93,9 @@ struct RateHTTP: Sendable {
         switch response.status.code {
         case 200:
             do {
-                return Array(try await response.body.collect(upTo: Self.maxBody).readableBytesView)
+                return Array(try await response.body.collect(upTo: maxBody).readableBytesView)
             } catch is NIOTooManyBytesError {
-                throw ProviderFailure("the answer is larger than \(Self.maxBody) bytes")
+                throw ProviderFailure("the answer is larger than \(maxBody) bytes")
             } catch {
                 throw ProviderFailure("reading the answer failed: \(error)")
             }
@@ -117,7 +120,7 @@ struct RateHTTP: Sendable {
 
 /// CoinGecko's simple-price API: one request for every crypto currency the data uses.
 struct CoinGeckoProvider: RateProvider {
-    let http: RateHTTP
+    let http: ProviderHTTP
     let baseURL: String
     let ids: [String: String]
     let apiKeyFile: String?
@@ -182,7 +185,7 @@ struct CoinGeckoProvider: RateProvider {
 /// Frankfurter (European Central Bank reference rates): one request from the pivot to every
 /// other fiat currency the data uses.
 struct FrankfurterProvider: RateProvider {
-    let http: RateHTTP
+    let http: ProviderHTTP
     let baseURL: String
     let display: CurrencyCode
     let name = "frankfurter"

@@ -47,13 +47,13 @@ actor RateRefresher {
 
     let context: DaemonContext
     let logger: Logger
-    let http: RateHTTP
+    let http: ProviderHTTP
     private var schedules: [String: Schedule] = [:]
     private var inFlight: Task<Outcome, Never>?
     /// Completed to wake the service early when a refresh moved a provider's schedule.
     private var wake: EventLoopPromise<Void>?
 
-    init(context: DaemonContext, http: RateHTTP, logger: Logger) {
+    init(context: DaemonContext, http: ProviderHTTP, logger: Logger) {
         self.context = context
         self.http = http
         self.logger = logger
@@ -169,14 +169,11 @@ actor RateRefresher {
             return ProviderOutcome(provider: name, status: .updated, count: rates.count)
         } catch {
             schedule.failures += 1
-            let exponent = Double(min(schedule.failures - 1, 30))
-            var delay = min(Double(config.retryMax), Double(config.retryMin) * pow(2, exponent))
+            let retryAfter = (error as? ProviderFailure)?.retryAfter
+            let delay = Backoff.delay(failures: schedule.failures, retryMin: config.retryMin, retryMax: config.retryMax, retryAfter: retryAfter)
             let reason = (error as? ProviderFailure)?.description ?? "the rates could not be stored"
             if !(error is ProviderFailure) { logger.error("storing rates failed: \(error)", metadata: ["provider": "\(name)"]) }
-            if let retryAfter = (error as? ProviderFailure)?.retryAfter {
-                delay = min(max(retryAfter, 1), 86_400)
-                schedule.holdUntil = now + .milliseconds(Int64(delay * 1000))
-            }
+            if retryAfter != nil { schedule.holdUntil = now + .milliseconds(Int64(delay * 1000)) }
             schedule.due = now + .milliseconds(Int64(delay * 1000))
             // One line per failed refresh, never one per request.
             logger.warning("rates refresh failed: \(reason)",

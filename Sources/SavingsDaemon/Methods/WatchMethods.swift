@@ -1,0 +1,82 @@
+import SavingsCore
+import SavingsRPC
+
+/// `asset.watch`, `asset.unwatch`, `asset.sync` (SPEC 10): crypto assets that read their
+/// transactions from the chain.
+enum WatchMethods {
+    static func register(into registry: inout MethodRegistry, context: DaemonContext, syncer: ChainSyncer) {
+        let database = context.database
+
+        registry.register(MethodSpec(
+            "asset.watch", summary: "Watch a chain for a crypto asset: an extended public key or addresses, optionally an ERC-20 token.",
+            params: [
+                AssetMethods.reference,
+                .required("chain", .string, "\(Chain.names)"),
+                .optional("xpub", .string, "an extended public key (xpub/ypub/zpub, tpub/vpub on testnet, Ltub/Mtub): receive and change chains"),
+                .optional("addresses", .stringArray, "addresses instead of a key (base58 or bech32/bech32m; ethereum: 0x and 40 hex)"),
+                .optional("token", .string, "an ERC-20 contract on ethereum: the asset then holds that token"),
+                .optional("min_confirmations", .integer(min: 1, max: WatchTarget.maxConfirmations), "confirmations before a transaction counts (default 1)"),
+            ],
+            result: AssetMethods.assetResult, writes: true)) { params, _ in
+            let chain = try Chain(name: try params.requiredString("chain"))
+            let target = try WatchTarget(chain: chain, xpub: params.string("xpub"), addresses: params.strings("addresses") ?? [],
+                                         token: params.string("token"), minConfirmations: params.int("min_confirmations") ?? 1)
+            guard let provider = context.liveConfig.current.chainProviders[chain.rawValue] else {
+                throw DomainError(.notConfigured, "no provider is configured for \(chain.rawValue): add [onchain.\(chain.rawValue)] with provider and url to the configuration, then reload",
+                                  details: ["key": "onchain.\(chain.rawValue)"])
+            }
+            if target.xpub != nil, provider.kind == .esplora {
+                throw DomainError(.invalidWatch, "xpub: the \(chain.rawValue) provider is esplora, which watches addresses; an extended key needs a blockbook provider",
+                                  details: ["field": "xpub"])
+            }
+            let (asset, _) = try await database.watch(asset: try params.requiredString("asset"), target: target, now: context.clock.now())
+            // The first sync starts now, in the background; asset.sync waits for it.
+            await syncer.request(asset.id)
+            return try await AssetMethods.encode(asset, context: context)
+        }
+
+        registry.register(MethodSpec(
+            "asset.unwatch", summary: "Stop watching the chain; the transactions imported so far stay.",
+            params: [AssetMethods.reference], result: AssetMethods.assetResult, writes: true)) { params, _ in
+            try await AssetMethods.encode(try await database.unwatch(asset: try params.requiredString("asset")), context: context)
+        }
+
+        registry.register(MethodSpec(
+            "asset.sync", summary: "Sync watched assets from their chains now (all of them, or one).",
+            params: [
+                .optional("asset", .reference, "one asset's id or name (default: every watched asset)"),
+                .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\", done, total}} while a long history is read"),
+            ],
+            result: ResultSpec("synced", "{\"assets\": [{asset, added, removed, pending, balance, reported_balance, reconciled, height} | {asset, error}]}",
+                               schema: ["type": "object"]),
+            writes: true)) { params, call in
+            var assets: [Asset] = []
+            if let reference = params.string("asset") {
+                let (asset, watch) = try await database.watch(asset: reference)
+                guard watch != nil else {
+                    throw DomainError(.invalidState, "'\(asset.name)' is not watching a chain; asset.watch first", details: ["asset": asset.id.uuidString])
+                }
+                assets = [asset]
+            } else {
+                let watches = try await database.watches()
+                assets = try await context.portfolio().assets.filter { watches[$0.id] != nil }
+            }
+            let progress: ChainSyncer.Progress? = params.bool("progress") == true
+                ? { @Sendable page, pages in call.progress("asset.sync", phase: "pages", done: page, total: pages) } : nil
+            var results: [JSONValue] = []
+            for asset in assets {
+                switch await syncer.sync(asset.id, progress: progress) {
+                case .success(let outcome): results.append(Wire.syncOutcome(outcome, asset: asset))
+                case .failure(let failure):
+                    // One asset: its failure is the call's; several: each says how it went.
+                    if assets.count == 1, params.string("asset") != nil {
+                        throw DomainError(.providerUnavailable, "'\(asset.name)' could not be synced: \(failure.description)",
+                                          details: failure.retryInSeconds.map { ["retry_in_seconds": String($0)] } ?? [:])
+                    }
+                    results.append(["asset": ["id": Wire.id(asset.id), "name": .string(asset.name)], "error": .string(failure.description)])
+                }
+            }
+            return ["assets": .array(results)]
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import SavingsCore
+import SavingsRPC
+
+/// The Esplora REST API of electrs and mempool (Blockstream/esplora `API.md`): per address,
+/// `GET /address/:address` (`chain_stats` with `funded_txo_sum` and `spent_txo_sum`),
+/// `GET /address/:address/txs` (up to 50 mempool transactions and the first 25 confirmed, newest
+/// first), then `GET /address/:address/txs/chain/:last_seen_txid` 25 at a time, and
+/// `GET /blocks/tip/height`. Amounts are satoshis as JSON numbers; a transaction's inputs carry
+/// their `prevout`, so the set's inputs are known from the transaction alone.
+///
+/// Esplora has no cheap listing: the session reads every transaction once for the listing and
+/// answers the details from what it read.
+final class EsploraSession: ChainSession {
+    let base: String
+    let target: WatchTarget
+    let http: ProviderHTTP
+    let provider = "esplora"
+    /// Esplora's confirmed page.
+    static let chainPage = 25
+    /// Transactions handed to the store at a time.
+    static let pageSize = 1000
+    /// Longest history walked for one address (a guard against a provider that never ends).
+    static let maxPages = 40_000
+
+    private let read = ReadState()
+
+    init(base: String, target: WatchTarget, http: ProviderHTTP) {
+        self.base = base
+        self.target = target
+        self.http = http
+    }
+
+    private final class ReadState: @unchecked Sendable {
+        // Written by `listing` and read by `details`, one after the other in one sync.
+        var transactions: [ChainTransaction] = []
+    }
+
+    func listing() async throws -> ChainListing {
+        guard let tip = Int(String(decoding: try await http.get(base + "/blocks/tip/height"), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ProviderFailure("the tip height is not a number")
+        }
+        var listing = ChainListing(height: tip)
+        var byID: [String: JSONValue] = [:]
+        var order: [String] = []
+        for address in target.addresses {
+            let stats = try ChainJSON.parse(try await http.get("\(base)/address/\(address)"), what: "address")
+            guard let chain = stats["chain_stats"] else { throw ProviderFailure("the address answer has no chain_stats") }
+            let funded = try ChainJSON.amount(chain["funded_txo_sum"], decimals: target.chain.decimals, what: "funded_txo_sum")
+            let spent = try ChainJSON.amount(chain["spent_txo_sum"], decimals: target.chain.decimals, what: "spent_txo_sum")
+            listing.balance += funded - spent
+            var url = "\(base)/address/\(address)/txs"
+            for _ in 0..<Self.maxPages {
+                let page = try ChainJSON.parse(try await http.get(url), what: "transactions")
+                guard let items = page.arrayValue else { throw ProviderFailure("the transactions answer is not a list") }
+                var confirmed = 0
+                var last: String?
+                for item in items {
+                    guard let txid = item["txid"]?.stringValue else { throw ProviderFailure("a transaction has no txid") }
+                    if item["status"]?["confirmed"]?.boolValue == true {
+                        confirmed += 1
+                        last = txid
+                    }
+                    if byID.updateValue(item, forKey: txid) == nil { order.append(txid) }
+                }
+                // A full page of confirmed transactions may have more after it.
+                guard confirmed >= Self.chainPage, let last else { break }
+                url = "\(base)/address/\(address)/txs/chain/\(last)"
+            }
+        }
+        // Newest first across the addresses: the mempool, then by height.
+        func height(_ txid: String) -> Int { byID[txid]?["status"]?["block_height"]?.intValue ?? Int.max }
+        order.sort { height($0) > height($1) }
+        var transactions: [ChainTransaction] = []
+        for txid in order {
+            guard let item = byID[txid] else { continue }
+            let transaction = try self.transaction(item, tip: tip)
+            if transaction.blockTime == nil { listing.unconfirmed.insert(txid) }
+            transactions.append(transaction)
+        }
+        listing.txids = order
+        read.transactions = transactions
+        return listing
+    }
+
+    func details(from start: Int, _ body: @Sendable (ChainPage) async throws -> Bool) async throws {
+        let all = read.transactions
+        let pages = max(1, (all.count + Self.pageSize - 1) / Self.pageSize)
+        for page in max(1, start)...pages {
+            let slice = all.dropFirst((page - 1) * Self.pageSize).prefix(Self.pageSize)
+            guard try await body(ChainPage(transactions: Array(slice), page: page, pages: pages)) else { return }
+        }
+    }
+
+    func transaction(_ item: JSONValue, tip: Int) throws -> ChainTransaction {
+        let own = Set(target.addresses)
+        func mine(_ output: JSONValue?) -> Bool { output?["scriptpubkey_address"]?.stringValue.map(own.contains) == true }
+        let txid = item["txid"]?.stringValue ?? ""
+        let credits = try (item["vout"]?.arrayValue ?? []).filter { mine($0) }.map { try ChainJSON.units($0["value"], what: "an output's value") }
+        let debits = try (item["vin"]?.arrayValue ?? []).filter { mine($0["prevout"]) }
+            .map { try ChainJSON.units($0["prevout"]?["value"], what: "an input's value") }
+        let amount: Decimal
+        do {
+            amount = try ChainTransaction.net(credits: credits, debits: debits, decimals: target.chain.decimals)
+        } catch {
+            throw ProviderFailure("transaction \(txid): \(error)")
+        }
+        let status = item["status"]
+        guard status?["confirmed"]?.boolValue == true, let height = status?["block_height"]?.intValue,
+              let time = status?["block_time"]?.intValue else {
+            return ChainTransaction(txid: txid, amount: amount, blockTime: nil, confirmations: 0)
+        }
+        return ChainTransaction(txid: txid, amount: amount, blockTime: Date(timeIntervalSince1970: TimeInterval(time)),
+                                confirmations: max(0, tip - height + 1))
+    }
+}

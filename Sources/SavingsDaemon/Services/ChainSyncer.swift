@@ -1,0 +1,283 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SavingsCore
+import SavingsRPC
+import ServiceLifecycle
+
+/// Syncs watched assets from their chains' providers (SPEC 10): one sync per asset at a time
+/// (a sync asked for while one runs waits for it and shares its outcome), each chain's provider
+/// on its own schedule and backoff, and serving never waits for any of it.
+actor ChainSyncer {
+    typealias Progress = @Sendable (_ page: Int, _ pages: Int) -> Void
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        var retryInSeconds: Int?
+    }
+
+    private struct Schedule {
+        var failures = 0
+        var due = NIODeadline.now()
+        var holdUntil: NIODeadline?
+    }
+
+    let context: DaemonContext
+    let logger: Logger
+    let http: ProviderHTTP
+    /// Called after a sync changed stored transactions (goal checks).
+    let changed: @Sendable () async -> Void
+    private var running: [UUID: Task<Result<ChainSyncOutcome, Failure>, Never>] = [:]
+    private var schedules: [Chain: Schedule] = [:]
+    /// Clients that go through a configured proxy, by proxy.
+    private var proxied: [String: HTTPClient] = [:]
+    private var wake: EventLoopPromise<Void>?
+    /// Assets to sync at the service's next turn whatever their chain's schedule (a new watch).
+    private var requested = Set<UUID>()
+    /// Removals beyond this many (and beyond half of what is stored) in one sync are taken for a
+    /// provider that lost its index, not for a reorganisation: the sync fails and removes nothing.
+    static let maxRemovedAtOnce = 10
+
+    init(context: DaemonContext, http: ProviderHTTP, logger: Logger, changed: @escaping @Sendable () async -> Void) {
+        self.context = context
+        self.http = http
+        self.logger = logger
+        self.changed = changed
+    }
+
+    /// Syncs one asset now, or waits for the sync of it already running.
+    func sync(_ assetID: UUID, progress: Progress? = nil) async -> Result<ChainSyncOutcome, Failure> {
+        if let task = running[assetID] { return await task.value }
+        let task = Task { await self.perform(assetID, progress: progress) }
+        running[assetID] = task
+        let result = await task.value
+        running[assetID] = nil
+        return result
+    }
+
+    /// Has the service sync an asset soon (a new watch's first sync), without the caller waiting.
+    func request(_ assetID: UUID) {
+        requested.insert(assetID)
+        wake?.succeed()
+        wake = nil
+    }
+
+    /// Syncs every watched asset whose chain is due, and those asked for.
+    func syncDue() async {
+        let watches: [UUID: AssetWatch]
+        do {
+            watches = try await context.database.watches()
+        } catch {
+            logger.error("chain sync: cannot read the watches: \(error)")
+            return
+        }
+        let now = NIODeadline.now()
+        let configured = context.liveConfig.current.chainProviders
+        // The chains due now, decided before any sync moves their schedules.
+        let due = Set(Chain.allCases.filter { configured[$0.rawValue] != nil && (schedules[$0]?.due ?? now) <= now })
+        let asked = requested
+        requested = []
+        for (assetID, watch) in watches.sorted(by: { $0.key.uuidString < $1.key.uuidString })
+        where due.contains(watch.target.chain) || asked.contains(assetID) {
+            _ = await sync(assetID)
+        }
+        wake?.succeed()
+        wake = nil
+    }
+
+    /// Sleeps until a chain is due (at most a minute, so new watches and a reloaded
+    /// configuration are picked up), or until a sync moved a schedule.
+    func sleepUntilDue() async {
+        let now = NIODeadline.now()
+        let next = Chain.allCases.compactMap { schedules[$0]?.due }.min() ?? now + .seconds(60)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let promise = loop.makePromise(of: Void.self)
+        guard requested.isEmpty else { return }
+        let timer = loop.scheduleTask(in: max(.milliseconds(50), min(.seconds(60), next - now))) { promise.succeed() }
+        wake = promise
+        await withTaskCancellationHandler {
+            try? await promise.futureResult.get()
+        } onCancel: {
+            promise.succeed()
+        }
+        timer.cancel()
+    }
+
+    func shutdown() async {
+        for client in proxied.values { try? await client.shutdown() }
+        proxied = [:]
+    }
+
+    private func client(for proxy: String?) throws -> ProviderHTTP {
+        var chainHTTP = http
+        chainHTTP.maxBody = 64 << 20
+        guard let proxy else { return chainHTTP }
+        if let known = proxied[proxy] {
+            chainHTTP = ProviderHTTP(client: known, maxBody: chainHTTP.maxBody)
+            return chainHTTP
+        }
+        guard let url = URL(string: proxy), let host = url.host, let port = url.port else { throw Failure(description: "the proxy '\(proxy)' is not host:port") }
+        var configuration = ProviderHTTP.configuration
+        configuration.proxy = url.scheme?.hasPrefix("socks") == true ? .socksServer(host: host, port: port) : .server(host: host, port: port)
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration, backgroundActivityLogger: logger)
+        proxied[proxy] = client
+        return ProviderHTTP(client: client, maxBody: chainHTTP.maxBody)
+    }
+
+    private func perform(_ assetID: UUID, progress: Progress?) async -> Result<ChainSyncOutcome, Failure> {
+        let database = context.database
+        let config = context.liveConfig.current
+        guard let watch = try? await database.watches()[assetID] else {
+            return .failure(Failure(description: "the asset is not watching a chain"))
+        }
+        let chain = watch.target.chain
+        guard let provider = config.chainProviders[chain.rawValue] else {
+            return .failure(Failure(description: "no provider is configured for \(chain.rawValue) ([onchain.\(chain.rawValue)] provider and url)"))
+        }
+        let label = watch.target.summary
+        if let hold = schedules[chain]?.holdUntil, hold > .now() {
+            let wait = Int((hold - .now()).nanoseconds / 1_000_000_000) + 1
+            return .failure(Failure(description: "\(provider.kind.rawValue) asked to wait (HTTP 429); next try in \(wait) s", retryInSeconds: wait))
+        }
+        let started = ContinuousClock.now
+        do {
+            if watch.target.xpub != nil, provider.kind == .esplora {
+                throw ProviderFailure("an extended public key needs a blockbook provider; esplora watches addresses")
+            }
+            let session = provider.session(watch.target, http: try client(for: provider.proxy))
+            let outcome = try await run(session, watch: watch, progress: progress)
+            settle(chain, failure: nil, config: config)
+            logger.info("chain sync", metadata: [
+                "asset": "\(assetID)", "watch": "\(label)", "added": "\(outcome.added)", "removed": "\(outcome.removed.count)",
+                "pending": "\(outcome.pending.count)", "reconciled": "\(outcome.reconciled)",
+                "ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",
+            ])
+            var data: [String: JSONValue] = [
+                "asset": Wire.id(assetID), "added": .int(outcome.added), "removed": .array(outcome.removed.map { .string($0) }),
+                "pending": .int(outcome.pending.count), "reconciled": .bool(outcome.reconciled),
+            ]
+            data["balance"] = .string(Amount.plainText(outcome.balance))
+            context.events.publish("asset.synced", .object(data))
+            if outcome.added > 0 || !outcome.removed.isEmpty {
+                context.events.publish("data.changed", ["method": "asset.sync", "asset": Wire.id(assetID)])
+                await changed()
+            }
+            return .success(outcome)
+        } catch {
+            let reason = (error as? ProviderFailure)?.description ?? (error as? DomainError)?.message ?? "the sync could not be stored"
+            if !(error is ProviderFailure), !(error is DomainError) { logger.error("chain sync failed: \(error)", metadata: ["asset": "\(assetID)"]) }
+            let retry = settle(chain, failure: error, config: config)
+            try? await database.recordChainSyncFailure(assetID: assetID, provider: provider.kind.rawValue, error: reason, now: context.clock.now())
+            // One line per failed sync, never one per request; the key only shortened.
+            logger.warning("chain sync failed: \(reason)", metadata: ["asset": "\(assetID)", "watch": "\(label)", "retry_in": "\(retry)s"])
+            context.events.publish("asset.sync_failed", ["asset": Wire.id(assetID), "error": .string(reason), "retry_in_seconds": .int(retry)])
+            return .failure(Failure(description: reason, retryInSeconds: retry))
+        }
+    }
+
+    /// Moves a chain's schedule after a sync; returns the seconds until the next try.
+    @discardableResult
+    private func settle(_ chain: Chain, failure: (any Error)?, config: DaemonConfig) -> Int {
+        var schedule = schedules[chain] ?? Schedule()
+        defer { schedules[chain] = schedule }
+        let now = NIODeadline.now()
+        guard let failure else {
+            schedule.failures = 0
+            schedule.holdUntil = nil
+            schedule.due = now + .seconds(Int64(config.onchainInterval))
+            return config.onchainInterval
+        }
+        schedule.failures += 1
+        let retryAfter = (failure as? ProviderFailure)?.retryAfter
+        let delay = Backoff.delay(failures: schedule.failures, retryMin: config.retryMin, retryMax: config.retryMax, retryAfter: retryAfter)
+        if retryAfter != nil { schedule.holdUntil = now + .milliseconds(Int64(delay * 1000)) }
+        schedule.due = now + .milliseconds(Int64(delay * 1000))
+        return Int(delay.rounded(.up))
+    }
+
+    /// One sync: the listing, the details of what is new or was pending (one database
+    /// transaction per page, resumable), then removals and the reported figures.
+    private func run(_ session: any ChainSession, watch: AssetWatch, progress: Progress?) async throws -> ChainSyncOutcome {
+        let database = context.database
+        let assetID = watch.assetID
+        let listing = try await session.listing()
+        let stored = try await database.chainTransactionIDs(assetID: assetID)
+        let plan = ChainSyncPlan(listed: listing.txids, unconfirmed: listing.unconfirmed, stored: stored,
+                                 pending: Set(watch.pending.map(\.txid)), ignored: watch.ignored)
+        let minimum = watch.target.minConfirmations
+        let walk = WalkState(remaining: plan.wanted)
+        // An unfinished walk of the same history goes on where it stopped.
+        let cursor = "count=\(listing.txids.count);page="
+        var start = 1
+        if let saved = watch.cursor, saved.hasPrefix(cursor), let page = Int(saved.dropFirst(cursor.count)) { start = page }
+        if !walk.remaining.isEmpty {
+            let timeZone = context.timeZone
+            let clock = context.clock
+            try await session.details(from: start) { page in
+                let relevant = page.transactions.filter { walk.remaining.contains($0.txid) }
+                let split = ChainSyncPlan.split(relevant, minConfirmations: minimum)
+                walk.added += try await database.storeChainTransactions(
+                    assetID: assetID, split.store, cursor: page.page < page.pages ? cursor + "\(page.page + 1)" : nil,
+                    now: clock.now(), timeZone: timeZone)
+                walk.take(relevant, split: split)
+                progress?(page.page, page.pages)
+                return !walk.remaining.isEmpty
+            }
+        }
+        var ignored = watch.ignored.intersection(listing.txids)
+        ignored.formUnion(walk.zero)
+        let removed = plan.removed.filter { !walk.confirmed.contains($0) }
+        if removed.count > Self.maxRemovedAtOnce, removed.count * 2 > stored.count {
+            throw ProviderFailure("the provider no longer lists \(removed.count) of the \(stored.count) stored transactions; nothing was removed (is it synced with the chain?)")
+        }
+        let finish = try await database.finishChainSync(
+            assetID: assetID, removing: removed, provider: session.provider, pending: walk.pending, ignored: ignored,
+            reported: listing.balance, height: listing.height, now: context.clock.now())
+        var outcome = ChainSyncOutcome()
+        outcome.added = walk.added
+        outcome.removed = finish.removed
+        outcome.pending = walk.pending
+        outcome.balance = finish.balance
+        outcome.reportedBalance = listing.balance
+        outcome.reconciled = finish.reconciled
+        outcome.height = listing.height
+        return outcome
+    }
+
+    /// What a walk has seen so far; touched only by the walk's own pages, one after another.
+    private final class WalkState: @unchecked Sendable {
+        var remaining: Set<String>
+        var added = 0
+        var pending: [PendingTransaction] = []
+        var confirmed = Set<String>()
+        var zero = Set<String>()
+
+        init(remaining: Set<String>) { self.remaining = remaining }
+
+        func take(_ relevant: [ChainTransaction], split: (store: [ChainTransaction], pending: [PendingTransaction])) {
+            for transaction in relevant { remaining.remove(transaction.txid) }
+            // A transaction that moves nothing for the set is not worth showing as pending.
+            pending += split.pending.filter { $0.amount != 0 }
+            for transaction in split.store {
+                confirmed.insert(transaction.txid)
+                if transaction.amount == 0 { zero.insert(transaction.txid) }
+            }
+        }
+    }
+}
+
+/// Syncs watched assets at start and on each chain's schedule.
+struct ChainSyncService: Service {
+    let syncer: ChainSyncer
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await syncer.syncDue()
+                await syncer.sleepUntilDue()
+            }
+        }
+    }
+}

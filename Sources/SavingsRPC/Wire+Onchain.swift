@@ -1,0 +1,59 @@
+import Foundation
+import SavingsCore
+
+extension Wire {
+    /// An asset's `watch` object (SPEC 10). The extended key is shown shortened: it reveals
+    /// every address of the wallet to whoever reads it, and the daemon only needs it whole.
+    public static func watch(_ watch: AssetWatch, provider: String?, asset: Asset) -> JSONValue {
+        let target = watch.target
+        var object: [String: JSONValue] = [
+            "chain": .string(target.chain.rawValue),
+            "provider": provider.map { .string($0) } ?? .null,
+            "addresses": .array(target.addresses.map { .string($0) }),
+            "min_confirmations": .int(target.minConfirmations),
+            "last_sync_at": watch.lastSyncAt.map(timestamp) ?? .null,
+            "last_error": .optional(watch.lastError),
+            "height": watch.height.map { .int($0) } ?? .null,
+            "pending": .array(watch.pending.map { pending in
+                ["txid": .string(pending.txid), "amount": .string(asset.format(pending.amount)), "confirmations": .int(pending.confirmations)]
+            }),
+            "reported_balance": watch.reportedBalance.map { .string(asset.format($0)) } ?? .null,
+            "reconciled": watch.reconciled.map { .bool($0) } ?? .null,
+        ]
+        object["xpub"] = target.xpub.map { .string(WatchTarget.shortened($0)) } ?? .null
+        object["token"] = .optional(target.token)
+        return .object(object)
+    }
+
+    /// The result of `asset.sync` for one asset.
+    public static func syncOutcome(_ outcome: ChainSyncOutcome, asset: Asset) -> JSONValue {
+        [
+            "asset": ["id": id(asset.id), "name": .string(asset.name)],
+            "added": .int(outcome.added),
+            "removed": .array(outcome.removed.map { .string($0) }),
+            "pending": .array(outcome.pending.map { pending in
+                ["txid": .string(pending.txid), "amount": .string(asset.format(pending.amount)), "confirmations": .int(pending.confirmations)]
+            }),
+            "balance": .string(asset.format(outcome.balance)),
+            "reported_balance": .string(asset.format(outcome.reportedBalance)),
+            "reconciled": .bool(outcome.reconciled),
+            "height": outcome.height.map { .int($0) } ?? .null,
+        ]
+    }
+
+    public static let watchSchema: JSONValue = [
+        "oneOf": [["type": "null"], [
+            "type": "object",
+            "required": ["chain", "provider", "addresses", "min_confirmations", "pending", "reconciled"],
+            "properties": [
+                "chain": ["enum": .array(Chain.allCases.map { .string($0.rawValue) })], "provider": ["type": ["string", "null"]],
+                "xpub": ["type": ["string", "null"], "description": "shortened: first 8 and last 4 characters"],
+                "addresses": ["type": "array", "items": ["type": "string"]], "token": ["type": ["string", "null"]],
+                "min_confirmations": ["type": "integer"], "last_sync_at": ["type": ["string", "null"]],
+                "last_error": ["type": ["string", "null"]], "height": ["type": ["integer", "null"]],
+                "pending": ["type": "array", "items": ["type": "object"]], "reported_balance": ["oneOf": [decimalSchema, ["type": "null"]]],
+                "reconciled": ["type": ["boolean", "null"]],
+            ],
+        ]],
+    ]
+}
