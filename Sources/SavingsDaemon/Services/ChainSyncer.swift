@@ -92,9 +92,10 @@ actor ChainSyncer {
     func sleepUntilDue() async {
         let now = NIODeadline.now()
         let next = Chain.allCases.compactMap { schedules[$0]?.due }.min() ?? now + .seconds(60)
+        // A new watch asked for its first sync while the last turn ran: no sleep.
+        guard requested.isEmpty else { return }
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = loop.makePromise(of: Void.self)
-        guard requested.isEmpty else { return }
         let timer = loop.scheduleTask(in: max(.milliseconds(50), min(.seconds(60), next - now))) { promise.succeed() }
         wake = promise
         await withTaskCancellationHandler {
