@@ -144,7 +144,8 @@ public enum Views {
         guard !assets.isEmpty else { return "no assets yet (add one with: savingsctl asset add NAME --currency BTC --kind crypto)" }
         var table = Table(headers: ["NAME", "KIND", "BALANCE", "ALLOCATED", "UNALLOCATED", "VALUE"], rightAligned: [2, 3, 4, 5])
         table.rows = assets.map { asset in
-            [Render.text(asset["name"]), Render.text(asset["kind"]), Money.format(asset["balance"], asset["currency"]),
+            [Render.text(asset["name"]), Render.text(asset["kind"]) + (asset["watch"]?["chain"]?.stringValue.map { " · " + $0 } ?? ""),
+             Money.format(asset["balance"], asset["currency"]),
              Money.format(asset["allocated"], asset["currency"]), Money.format(asset["unallocated"], asset["currency"]),
              asset["value"] == .null ? style.yellow("no rate") : Money.format(asset["value"], asset["value_currency"])]
         }
@@ -156,6 +157,7 @@ public enum Views {
                                  money: ["balance", "allocated", "unallocated"], currency: asset["currency"], style: style)
         text += "\n" + style.dim("value".rightPadded(to: 13)) + Money.format(asset["value"], asset["value_currency"])
         text += "\n" + style.dim("notes".rightPadded(to: 13)) + Render.text(asset["notes"])
+        if let watch = watch(asset, style: style) { text += "\n" + watch }
         let lines = asset["allocations"]?.arrayValue ?? []
         if !lines.isEmpty {
             var table = Table(headers: ["GOAL", "RESERVED", "FUNDED"], rightAligned: [1, 2])

@@ -21,7 +21,7 @@ public struct DaemonEvent: Sendable, Equatable {
 public final class EventBus: Sendable {
     public static let topics: Set<String> = [
         "data.changed", "rates.updated", "rates.failed", "month.rolled_over", "plans.created", "plans.stale",
-        "month.started", "month.completed", "reminder.due", "goal.reached",
+        "month.started", "month.completed", "reminder.due", "goal.reached", "asset.synced", "asset.sync_failed",
     ]
     public static let bufferSize = 256
 

@@ -23,7 +23,7 @@ public enum ProtocolDocument {
         | -32601 | unknown method |
         | -32602 | invalid params; `data.field` names the parameter |
         | -32603 | internal error (details are logged, never sent) |
-        | -32000 | domain error; `data.kind` says which: `not_found`, `conflict`, `invalid_amount`, `invalid_field`, `invalid_state`, `ambiguous`, `too_large`, `read_only`, `permission_denied`, `busy`, `storage_error`, ... |
+        | -32000 | domain error; `data.kind` says which: `not_found`, `conflict`, `invalid_amount`, `invalid_field`, `invalid_state`, `ambiguous`, `too_large`, `read_only`, `permission_denied`, `busy`, `storage_error`, `invalid_watch`, `not_configured`, `watched_asset`, `provider_unavailable`, ... |
 
         Methods marked *writes* change data: they fail with `read_only` for members of
         `read_only_groups`, and every successful one publishes a `data.changed` event.
@@ -37,6 +37,28 @@ public enum ProtocolDocument {
         or in a quiet stretch the last notification again (`phase: "working"`, `done: 0` before the
         first). A client may therefore wait as long as the work takes and still treat a silence of
         a few seconds (savingsctl: 10) as a daemon that has stopped answering.
+
+        ## On-chain assets
+
+        A crypto asset can watch a chain (`asset.watch`) instead of being typed in by hand: an
+        extended public key (Blockbook only) or up to 200 addresses, optionally one ERC-20
+        `token`. Keys and addresses are checked before any request (base58check, bech32/bech32m,
+        the chain's prefixes; `0x` + 40 hex on ethereum): a typo is `invalid_watch`; a chain
+        without `[onchain.CHAIN]` in the configuration is `not_configured`. Each sync stores a
+        transaction per txid (`source: "onchain"`, `external_id` the txid, dated at its block
+        time) whose amount is the outputs to the watched set less its inputs from it (a send
+        includes its fee), exact from the smallest unit; one with fewer than `min_confirmations`
+        is only reported in `watch.pending`. A stored transaction the provider no longer lists in
+        a block is removed; a sync that would remove more than 10 and more than half of what is
+        stored fails instead (a provider that lost its index). The provider's confirmed balance
+        is `watch.reported_balance`, and `reconciled` says whether it equals the stored balance
+        plus the pending transactions it already counts. `tx.add` on a watched asset is
+        `watched_asset`; `asset.unwatch` keeps what was imported. Syncs run at start, on a new
+        watch and every `[onchain] interval`; `asset.sync` runs one now (or waits for the one
+        running) and fails with `provider_unavailable` (`data.retry_in_seconds`) when the provider
+        does. Each sync publishes `asset.synced` (`asset`, `added`, `removed` txids, `pending`,
+        `reconciled`, `balance`) or `asset.sync_failed` (`asset`, `error`, `retry_in_seconds`),
+        and `data.changed` when it changed stored transactions. The `xpub` is shown shortened.
 
         \(fileTransfer)
         ## Methods

@@ -87,7 +87,7 @@ struct ClientSession {
     /// waits up to 20 s per provider): they are always asked for progress, so the daemon is heard
     /// from every few seconds (silence still means trouble), and may take up to an hour in all.
     static let longRunning: Set<String> = ["tx.import", "data.import", "data.export", "data.legacy_import", "db.backup", "db.check",
-                                           "rates.refresh"]
+                                           "rates.refresh", "asset.sync"]
     static let longRunningDeadline = 3_600_000
 
     func call(_ method: String, _ params: [String: JSONValue] = [:], onNotification: ((JSONValue) -> Void)? = nil) throws -> JSONValue {

@@ -44,6 +44,9 @@ extension ConfigLoader {
             guard config.sources["onchain.\(chain).provider"] != nil else {
                 throw ConfigError(message: "[onchain.\(chain)] needs provider = \"blockbook\" or \"esplora\"")
             }
+            if chain == Chain.ethereum.rawValue, provider.kind == .esplora {
+                throw ConfigError(message: "[onchain.ethereum]: esplora serves Bitcoin-family chains; use provider = \"blockbook\"")
+            }
             guard !provider.url.isEmpty else {
                 throw ConfigError(message: "[onchain.\(chain)] needs url (the \(provider.kind.rawValue) server; your own is best)")
             }
