@@ -60,7 +60,15 @@ let package = Package(
             dependencies: ["SavingsCLI", "SavingsRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
-        .executableTarget(name: "savings-bench", dependencies: ["SavingsCore", "SavingsRPC"], swiftSettings: strict),
+        .executableTarget(
+            name: "savings-bench",
+            dependencies: [
+                "SavingsCore", "SavingsRPC",
+                // The loopback block explorer of the chain-sync figures.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // The baseline line server the benchmarks compare savingsd's round trips with.
         .executableTarget(name: "bench-echo"),
         .testTarget(name: "SavingsCoreTests", dependencies: ["SavingsCore"], swiftSettings: strict),

@@ -368,6 +368,8 @@ let streaming = try streamingFigures(work: work, allRows: work + "/all.csv", row
                                      savingsctl: binaries + "/savingsctl", manyFilesRate: importRate)
 figures += streaming.figures
 notes += streaming.notes
+say("on-chain: the first sync of an xpub's \(size.chainTransactions) transactions, then a re-sync with nothing new")
+figures += try onchainFigures(work: work, savingsd: savingsd, transactions: size.chainTransactions)
 
 let final = daemon.memory
 figures.append(Figure(name: "RSS after the whole benchmark (anonymous + file-backed; peak)",

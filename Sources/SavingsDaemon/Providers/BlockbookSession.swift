@@ -12,7 +12,12 @@ struct BlockbookSession: ChainSession {
     let target: WatchTarget
     let http: ProviderHTTP
     let provider = "blockbook"
+    let walksWithoutListing = true
     static let pageSize = 1000
+    /// Listing pages asked for at once.
+    static let listingRequests = 4
+    /// Pages fetched ahead of the one being stored.
+    static let readAhead = 1
 
     /// The accounts asked about: the key, or each address.
     private var accounts: [(path: String, own: String?)] {
@@ -33,32 +38,46 @@ struct BlockbookSession: ChainSession {
     func listing() async throws -> ChainListing {
         var listing = ChainListing()
         var seen = Set<String>()
+        async let status = try? ChainJSON.parse(try await http.get(base + "/api/"), what: "status")
         for account in accounts {
-            var page = 1, pages = 1
-            repeat {
-                let answer = try ChainJSON.parse(try await http.get(url(account.path, details: "txids", page: page)), what: "account")
-                // `txs` is required in every account answer; `txids` is left out when there are none.
-                guard let count = answer["txs"]?.intValue else { throw ProviderFailure("the answer is not a Blockbook account") }
-                let txids = answer["txids"]?.arrayValue ?? []
-                if count > 0, txids.isEmpty, page == 1 { throw ProviderFailure("the account has \(count) transactions but lists none") }
-                if page == 1 {
-                    listing.balance += try balance(answer)
-                    // The mempool's transactions come first, newest first.
-                    let unconfirmed = answer["unconfirmedTxs"]?.intValue ?? 0
-                    for txid in txids.prefix(unconfirmed) { if let txid = txid.stringValue { listing.unconfirmed.insert(txid) } }
+            let first = try await txids(account.path, page: 1)
+            // `txs` is required in every account answer; `txids` is left out when there are none.
+            guard let count = first["txs"]?.intValue else { throw ProviderFailure("the answer is not a Blockbook account") }
+            var lists = [first["txids"]?.arrayValue ?? []]
+            if count > 0, lists[0].isEmpty { throw ProviderFailure("the account has \(count) transactions but lists none") }
+            listing.balance += try balance(first)
+            // The mempool's transactions come first, newest first.
+            for txid in lists[0].prefix(first["unconfirmedTxs"]?.intValue ?? 0) { if let txid = txid.stringValue { listing.unconfirmed.insert(txid) } }
+            // The other pages at once, a few at a time, kept in order.
+            let pages = first["totalPages"]?.intValue ?? 1
+            if pages > 1 {
+                lists += try await withThrowingTaskGroup(of: (Int, [JSONValue]).self) { group in
+                    var found = [[JSONValue]](repeating: [], count: pages - 1)
+                    var next = 2
+                    func add() {
+                        let page = next
+                        group.addTask { (page, try await txids(account.path, page: page)["txids"]?.arrayValue ?? []) }
+                        next += 1
+                    }
+                    while next <= min(pages, 1 + Self.listingRequests) { add() }
+                    while let (page, list) = try await group.next() {
+                        found[page - 2] = list
+                        if next <= pages { add() }
+                    }
+                    return found
                 }
-                for txid in txids {
-                    guard let txid = txid.stringValue else { throw ProviderFailure("a txid is not a string") }
-                    if seen.insert(txid).inserted { listing.txids.append(txid) }
-                }
-                pages = answer["totalPages"]?.intValue ?? 1
-                page += 1
-            } while page <= pages
+            }
+            for txid in lists.joined() {
+                guard let txid = txid.stringValue else { throw ProviderFailure("a txid is not a string") }
+                if seen.insert(txid).inserted { listing.txids.append(txid) }
+            }
         }
-        if let status = try? ChainJSON.parse(try await http.get(base + "/api/"), what: "status") {
-            listing.height = status["blockbook"]?["bestHeight"]?.intValue
-        }
+        listing.height = await status?["blockbook"]?["bestHeight"]?.intValue
         return listing
+    }
+
+    private func txids(_ path: String, page: Int) async throws -> JSONValue {
+        try ChainJSON.parse(try await http.get(url(path, details: "txids", page: page)), what: "account")
     }
 
     /// The confirmed balance: of the token with `token`, else the account's own.
@@ -69,23 +88,36 @@ struct BlockbookSession: ChainSession {
         return try ChainJSON.amount(row["balance"], decimals: row["decimals"]?.intValue ?? 18, what: "token balance")
     }
 
-    func details(from start: Int, _ body: @Sendable (ChainPage) async throws -> Bool) async throws {
+    func details(from start: Int, readAhead: Bool, _ body: @Sendable (ChainPage) async throws -> Bool) async throws {
         // One account (a key or one address) pages on its own; several are merged by txid.
         let single = accounts.count == 1
         var seen = Set<String>()
         for account in accounts {
-            var page = single ? start : 1, pages = page
-            repeat {
-                let answer = try ChainJSON.parse(try await http.get(url(account.path, details: "txs", page: page)), what: "account")
-                pages = answer["totalPages"]?.intValue ?? 1
-                var transactions: [ChainTransaction] = []
-                for item in answer["transactions"]?.arrayValue ?? [] {
-                    let transaction = try self.transaction(item)
-                    if seen.insert(transaction.txid).inserted { transactions.append(transaction) }
+            // The next pages are fetched and read while the current one is stored.
+            var ahead = [fetch(account.path, page: single ? start : 1)]
+            defer { ahead.forEach { $0.cancel() } }
+            while !ahead.isEmpty {
+                let fetched = try await ahead.removeFirst().value
+                // The pages in flight follow this one in order.
+                var next = fetched.page + ahead.count + 1
+                while readAhead, ahead.count < Self.readAhead, next <= fetched.pages {
+                    ahead.append(fetch(account.path, page: next))
+                    next += 1
                 }
-                guard try await body(ChainPage(transactions: transactions, page: page, pages: pages)) else { return }
-                page += 1
-            } while page <= pages
+                let fresh = fetched.transactions.filter { seen.insert($0.txid).inserted }
+                guard try await body(ChainPage(transactions: fresh, page: fetched.page, pages: fetched.pages, total: fetched.total)) else { return }
+                if ahead.isEmpty, fetched.page < fetched.pages { ahead.append(fetch(account.path, page: fetched.page + 1)) }
+            }
+        }
+    }
+
+    /// One page of an account's transactions, read into what they did to the set.
+    private func fetch(_ path: String, page: Int) -> Task<ChainPage, any Error> {
+        Task {
+            let answer = try ChainJSON.parse(try await http.get(url(path, details: "txs", page: page)), what: "account")
+            let transactions = try (answer["transactions"]?.arrayValue ?? []).map(transaction)
+            return ChainPage(transactions: transactions, page: answer["page"]?.intValue ?? page, pages: answer["totalPages"]?.intValue ?? 1,
+                             total: answer["txs"]?.intValue ?? 0)
         }
     }
 

@@ -18,6 +18,8 @@ struct ChainPage: Sendable {
     /// 1-based; `pages` is how many the walk has.
     var page: Int
     var pages: Int
+    /// How many transactions the walked history holds (pages shift when it grows).
+    var total: Int
 }
 
 /// One sync's conversation with a provider about one watch. A session may keep what it read
@@ -25,10 +27,14 @@ struct ChainPage: Sendable {
 protocol ChainSession: Sendable {
     /// The provider's name (`blockbook`, `esplora`).
     var provider: String { get }
+    /// Whether the details can be walked before or beside the listing (Blockbook); Esplora
+    /// answers the details from what its listing read.
+    var walksWithoutListing: Bool { get }
     func listing() async throws -> ChainListing
     /// Walks the transactions with details, newest first, from page `from`; `body` gets each
-    /// page and says whether to go on.
-    func details(from page: Int, _ body: @Sendable (ChainPage) async throws -> Bool) async throws
+    /// page and says whether to go on. With `readAhead` the next page is fetched while `body`
+    /// stores the current one (a long walk); without, nothing is asked that may not be needed.
+    func details(from page: Int, readAhead: Bool, _ body: @Sendable (ChainPage) async throws -> Bool) async throws
 }
 
 /// A chain's provider as the configuration names it (`[onchain.CHAIN]`).

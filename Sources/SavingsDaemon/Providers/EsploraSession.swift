@@ -16,6 +16,7 @@ final class EsploraSession: ChainSession {
     let target: WatchTarget
     let http: ProviderHTTP
     let provider = "esplora"
+    let walksWithoutListing = false
     /// Esplora's confirmed page.
     static let chainPage = 25
     /// Transactions handed to the store at a time.
@@ -84,12 +85,12 @@ final class EsploraSession: ChainSession {
         return listing
     }
 
-    func details(from start: Int, _ body: @Sendable (ChainPage) async throws -> Bool) async throws {
+    func details(from start: Int, readAhead: Bool, _ body: @Sendable (ChainPage) async throws -> Bool) async throws {
         let all = read.transactions
         let pages = max(1, (all.count + Self.pageSize - 1) / Self.pageSize)
         for page in max(1, start)...pages {
             let slice = all.dropFirst((page - 1) * Self.pageSize).prefix(Self.pageSize)
-            guard try await body(ChainPage(transactions: Array(slice), page: page, pages: pages)) else { return }
+            guard try await body(ChainPage(transactions: Array(slice), page: page, pages: pages, total: all.count)) else { return }
         }
     }
 

@@ -39,6 +39,8 @@ actor ChainSyncer {
     /// Removals beyond this many (and beyond half of what is stored) in one sync are taken for a
     /// provider that lost its index, not for a reorganisation: the sync fails and removes nothing.
     static let maxRemovedAtOnce = 10
+    /// Transactions wanted that a walk finds on its first page or two (new ones come first).
+    static let shortWalk = 50
 
     init(context: DaemonContext, http: ProviderHTTP, logger: Logger, changed: @escaping @Sendable () async -> Void) {
         self.context = context
@@ -203,33 +205,47 @@ actor ChainSyncer {
     private func run(_ session: any ChainSession, watch: AssetWatch, progress: Progress?) async throws -> ChainSyncOutcome {
         let database = context.database
         let assetID = watch.assetID
-        let listing = try await session.listing()
         let stored = try await database.chainTransactionIDs(assetID: assetID)
-        let plan = ChainSyncPlan(listed: listing.txids, unconfirmed: listing.unconfirmed, stored: stored,
-                                 pending: Set(watch.pending.map(\.txid)), ignored: watch.ignored)
         let minimum = watch.target.minConfirmations
-        let walk = WalkState(remaining: plan.wanted)
-        // An unfinished walk of the same history goes on where it stopped.
-        let cursor = "count=\(listing.txids.count);page="
-        var start = 1
-        if let saved = watch.cursor, saved.hasPrefix(cursor), let page = Int(saved.dropFirst(cursor.count)) { start = page }
-        if !walk.remaining.isEmpty {
-            let timeZone = context.timeZone
-            let clock = context.clock
-            try await session.details(from: start) { page in
-                let relevant = page.transactions.filter { walk.remaining.contains($0.txid) }
+        let timeZone = context.timeZone
+        let clock = context.clock
+        /// Walks the details from `start`, storing what `walk` still wants, page by page.
+        func details(_ walk: WalkState, from start: Int) async throws {
+            // A long walk reads the next page while it stores one; a short one asks for no page it may not need.
+            try await session.details(from: start, readAhead: (walk.remaining?.count ?? .max) > Self.shortWalk) { page in
+                let relevant = walk.wanted(page.transactions)
                 let split = ChainSyncPlan.split(relevant, minConfirmations: minimum)
-                walk.added += try await database.storeChainTransactions(
-                    assetID: assetID, split.store, cursor: page.page < page.pages ? cursor + "\(page.page + 1)" : nil,
-                    now: clock.now(), timeZone: timeZone)
+                // An unfinished walk of the same history goes on where it stopped.
+                let cursor = page.page < page.pages ? "count=\(page.total);page=\(page.page + 1)" : nil
+                walk.added += try await database.storeChainTransactions(assetID: assetID, split.store, cursor: cursor, now: clock.now(),
+                                                                        timeZone: timeZone)
                 walk.take(relevant, split: split)
                 progress?(page.page, page.pages)
-                return !walk.remaining.isEmpty
+                return !walk.done
             }
+        }
+        let listing: ChainListing
+        let walk: WalkState
+        if stored.isEmpty, watch.pending.isEmpty, session.walksWithoutListing {
+            // A first sync: everything the walk finds is new, and the listing runs beside it.
+            walk = WalkState(remaining: nil)
+            async let listed = session.listing()
+            try await details(walk, from: 1)
+            listing = try await listed
+        } else {
+            listing = try await session.listing()
+            let plan = ChainSyncPlan(listed: listing.txids, unconfirmed: listing.unconfirmed, stored: stored,
+                                     pending: Set(watch.pending.map(\.txid)), ignored: watch.ignored)
+            walk = WalkState(remaining: plan.wanted)
+            var start = 1
+            let resumed = "count=\(listing.txids.count);page="
+            if let saved = watch.cursor, saved.hasPrefix(resumed), let page = Int(saved.dropFirst(resumed.count)) { start = page }
+            if !walk.done { try await details(walk, from: start) }
+            walk.removed = plan.removed
         }
         var ignored = watch.ignored.intersection(listing.txids)
         ignored.formUnion(walk.zero)
-        let removed = plan.removed.filter { !walk.confirmed.contains($0) }
+        let removed = walk.removed.filter { !walk.confirmed.contains($0) }
         if removed.count > Self.maxRemovedAtOnce, removed.count * 2 > stored.count {
             throw ProviderFailure("the provider no longer lists \(removed.count) of the \(stored.count) stored transactions; nothing was removed (is it synced with the chain?)")
         }
@@ -249,16 +265,26 @@ actor ChainSyncer {
 
     /// What a walk has seen so far; touched only by the walk's own pages, one after another.
     private final class WalkState: @unchecked Sendable {
-        var remaining: Set<String>
+        /// What the walk still wants; nil: everything (a first sync).
+        var remaining: Set<String>?
         var added = 0
+        /// Stored transactions the listing no longer has in a block.
+        var removed: [String] = []
         var pending: [PendingTransaction] = []
         var confirmed = Set<String>()
         var zero = Set<String>()
 
-        init(remaining: Set<String>) { self.remaining = remaining }
+        init(remaining: Set<String>?) { self.remaining = remaining }
+
+        var done: Bool { remaining?.isEmpty == true }
+
+        func wanted(_ transactions: [ChainTransaction]) -> [ChainTransaction] {
+            guard let remaining else { return transactions }
+            return transactions.filter { remaining.contains($0.txid) }
+        }
 
         func take(_ relevant: [ChainTransaction], split: (store: [ChainTransaction], pending: [PendingTransaction])) {
-            for transaction in relevant { remaining.remove(transaction.txid) }
+            for transaction in relevant { remaining?.remove(transaction.txid) }
             // A transaction that moves nothing for the set is not worth showing as pending.
             pending += split.pending.filter { $0.amount != 0 }
             for transaction in split.store {
