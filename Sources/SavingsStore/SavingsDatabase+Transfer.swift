@@ -23,6 +23,7 @@ extension SavingsDatabase {
     public static let transferSections: [(section: String, table: String, order: String)] = [
         ("goals", "goal", "created_at, id"),
         ("assets", "asset", "created_at, id"),
+        ("watches", "asset_watch", "asset_id"),
         ("transactions", "asset_transaction", "rowid"),
         ("allocations", "allocation", "asset_id, goal_id"),
         ("allocation_history", "allocation_history", "rowid"),
@@ -130,6 +131,19 @@ extension SavingsDatabase {
     /// Values must have the shape the calculations rely on: exact decimals, timestamps, dates,
     /// months, currency codes.
     static func validate(_ row: TransferRow, table: String, place: String) throws {
+        if table == "asset_watch" {
+            // What is watched must pass the same checks as asset.watch.
+            func text(_ column: String) -> String? { if case .text(let value)? = row[column] { return value } else { return nil } }
+            var confirmations = 1
+            if case .integer(let n)? = row["min_confirmations"] { confirmations = Int(n) }
+            do {
+                _ = try WatchTarget(chain: try Chain(name: text("chain") ?? ""), xpub: text("xpub"),
+                                    addresses: (text("addresses") ?? "").split(separator: "\n").map(String.init), token: text("token"),
+                                    minConfirmations: confirmations)
+            } catch let error as DomainError {
+                throw DomainError.invalidField("document", "\(place): \(error.message)")
+            }
+        }
         for (column, cell) in row {
             guard case .text(let text) = cell else { continue }
             let field = "\(place).\(column)"
@@ -138,8 +152,9 @@ extension SavingsDatabase {
                 case "amount", "target_amount", "required_monthly", "remaining_amount", "custom_amount", "legacy_percentage":
                     _ = try Amount.parse(text, field: field)
                 case "rate": _ = try ExchangeRate.validRate(text)
+                case "reported_balance": _ = try Amount.parse(text, field: field)
                 case "created_at", "updated_at", "date", "timestamp", "as_of", "fetched_at", "started_at", "completed_at",
-                     "can_undo_until", "undone_at":
+                     "can_undo_until", "undone_at", "last_sync_at":
                     _ = try Timestamp.parse(text, field: field)
                 case "deadline", "start_date": _ = try CalendarDate(parsing: text, field: field)
                 case "month_label": _ = try MonthLabel(parsing: text, field: field)

@@ -272,3 +272,52 @@ import Testing
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }
+
+/// savingsctl's watch commands, and a watched asset's travel through export and import.
+@Suite struct OnchainClientTests {
+    @Test func savingsctlWatchesSyncsAndShowsAndAnExportCarriesTheWatch() throws {
+        let tip = 900_000
+        let stub = try BlockbookStub(height: tip)
+        stub.set(OnchainTests.xpub, .init(transactions: OnchainTests.wallet(tip: tip), balance: "269990019"))
+        let daemon = try OnchainTests.daemon(["bitcoin": ("blockbook", stub.url)])
+        let socket = ["--socket", daemon.socketPath]
+        #expect(try runCtl(socket + ["asset", "add", "Cold", "--currency", "BTC", "--kind", "crypto"]).status == 0)
+        let typo = try runCtl(socket + ["asset", "watch", "Cold", "--chain", "bitcoin", "--address", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5"])
+        #expect(typo.status == 1)
+        #expect(typo.stderr.contains("bad checksum"), "\(typo.stderr)")
+        let watch = try runCtl(socket + ["asset", "watch", "Cold", "--chain", "bitcoin", "--xpub", OnchainTests.xpub])
+        #expect(watch.status == 0, "\(watch.stderr)")
+        #expect(watch.stdout.contains("watching bitcoin for Cold"))
+        let sync = try runCtl(socket + ["asset", "sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("Cold: "), "\(sync.stdout)")
+        #expect(sync.stdout.contains("matches the provider"), "\(sync.stdout)")
+        let show = try runCtl(socket + ["asset", "show", "Cold"])
+        #expect(show.stdout.contains("bitcoin via blockbook"), "\(show.stdout)")
+        #expect(show.stdout.contains("xpub661M…cet8"))
+        #expect(show.stdout.contains("(matches)"))
+        #expect(show.stdout.contains("pending"))
+        #expect(try runCtl(socket + ["asset", "list"]).stdout.contains("crypto · bitcoin"))
+        let manual = try runCtl(socket + ["tx", "add", "Cold", "0.1"])
+        #expect(manual.status == 1)
+        #expect(manual.stderr.contains("takes its transactions from bitcoin"), "\(manual.stderr)")
+
+        // The export holds the watch and the chain's rows; a second daemon takes both.
+        let path = daemon.directory + "/export.json"
+        _ = try daemon.call("data.export", ["path": .string(path)])
+        let copy = try OnchainTests.daemon(["bitcoin": ("blockbook", stub.url)])
+        _ = try copy.call("data.import", ["path": .string(path)])
+        let restored = try copy.call("asset.get", ["asset": "Cold"])
+        #expect(restored["watch"]?["xpub"] == "xpub661M…cet8")
+        #expect(restored["balance"] == "2.69990019")
+        #expect(try copy.call("tx.list", ["asset": "Cold"])["transactions"]?.arrayValue?.allSatisfy { $0["source"] == "onchain" } == true)
+        #expect(try copy.call("db.check")["ok"] == true)
+        #expect(try copy.call("asset.sync", ["asset": "Cold"])["assets"]?.arrayValue?.first?["added"] == 0, "nothing is doubled after a restore")
+        // An export whose watch was edited into nonsense is refused, naming the place.
+        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: OnchainTests.xpub, with: "xpub-nonsense")
+        try text.write(toFile: path + ".bad", atomically: true, encoding: .utf8)
+        let other = try DaemonProcess()
+        let refused = try other.failure("data.import", ["path": .string(path + ".bad")])
+        #expect(refused.message.contains("watches[0]"), "\(refused.message)")
+    }
+}
