@@ -28,6 +28,19 @@ extension Views {
         return lines.joined(separator: "\n")
     }
 
+    /// The dashboard's line about watched assets, when there are any.
+    static func onchainLine(_ summary: JSONValue?, style: Style) -> String? {
+        guard let summary, let watched = summary["watched"]?.intValue, watched > 0 else { return nil }
+        var parts = ["\(watched) watched"]
+        parts.append(summary["oldest_sync_at"] == .null ? "a first sync is due" : "synced " + Render.time(summary["oldest_sync_at"]))
+        if let pending = summary["pending"]?.intValue, pending > 0 { parts.append("\(pending) pending") }
+        let failing = (summary["failing"]?.arrayValue ?? []).map { Render.text($0) }
+        if !failing.isEmpty { parts.append(style.yellow("sync failing: " + failing.joined(separator: ", "))) }
+        let differs = (summary["unreconciled"]?.arrayValue ?? []).map { Render.text($0) }
+        if !differs.isEmpty { parts.append(style.yellow("differs from the provider: " + differs.joined(separator: ", "))) }
+        return parts.joined(separator: ", ")
+    }
+
     /// `savingsctl asset sync`: one line per asset.
     public static func syncOutcome(_ result: JSONValue, style: Style = .plain) -> String {
         let assets = result["assets"]?.arrayValue ?? []

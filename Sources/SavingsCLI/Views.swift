@@ -56,6 +56,7 @@ public enum Views {
         var lines = [("saved toward goals", Money.format(totals["goals_total"], currency)),
                      ("unallocated", Money.format(totals["unallocated_value"], currency)),
                      ("rates", rateFreshness(result, style: style))]
+        if let chain = onchainLine(result["onchain"], style: style) { lines.append(("on-chain", chain)) }
         if let stale = result["stale_drafts"]?.intValue, stale > 0 {
             lines.append(("stale drafts", style.yellow("\(stale)") + " (review with: savingsctl plan stale)"))
         }

@@ -124,11 +124,13 @@ enum RateMethods {
         registry.register(MethodSpec(
             "dashboard.get", summary: "Every active goal with its figures, totals in one currency, this month's plan and progress, stale drafts, rate freshness.",
             params: [.optional("currency", .string, "totals in this currency (default display_currency)")],
-            result: ResultSpec("dashboard", "goals, totals, month {month, status, currency, planned, contributed, remaining, goals, incomplete}, stale_drafts, rates, incomplete, missing_rates",
+            result: ResultSpec("dashboard", "goals, totals, month {month, status, currency, planned, contributed, remaining, goals, incomplete}, stale_drafts, rates, incomplete, missing_rates, onchain {watched, oldest_sync_at, failing, unreconciled, pending}",
                                schema: ["type": "object"]),
             writes: false)) { params, _ in
             let currency = try params.string("currency").map { try CurrencyCode($0) } ?? context.liveConfig.current.displayCurrency
-            return try await context.dashboard(currency: currency)
+            guard case .object(var dashboard) = try await context.dashboard(currency: currency) else { return .null }
+            dashboard["onchain"] = try await WatchMethods.summary(context: context)
+            return .object(dashboard)
         }
     }
 }

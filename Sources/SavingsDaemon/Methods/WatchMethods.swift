@@ -1,9 +1,27 @@
+import Foundation
 import SavingsCore
 import SavingsRPC
 
 /// `asset.watch`, `asset.unwatch`, `asset.sync` (SPEC 10): crypto assets that read their
 /// transactions from the chain.
 enum WatchMethods {
+    /// The dashboard's view of the watches: how many, the oldest last sync, and the assets whose
+    /// last sync failed or whose balance differs from the provider's.
+    static func summary(context: DaemonContext) async throws -> JSONValue {
+        let watches = try await context.database.watches()
+        guard !watches.isEmpty else { return ["watched": 0] }
+        let names = Dictionary(uniqueKeysWithValues: try await context.portfolio().assets.map { ($0.id, $0.name) })
+        func named(_ ids: [UUID]) -> JSONValue { .array(ids.compactMap { names[$0] }.sorted().map { .string($0) }) }
+        let syncs = watches.values.map(\.lastSyncAt)
+        return [
+            "watched": .int(watches.count),
+            "oldest_sync_at": syncs.contains(nil) ? .null : syncs.compactMap { $0 }.min().map(Wire.timestamp) ?? .null,
+            "failing": named(watches.values.filter { $0.lastError != nil }.map(\.assetID)),
+            "unreconciled": named(watches.values.filter { $0.reconciled == false }.map(\.assetID)),
+            "pending": .int(watches.values.reduce(0) { $0 + $1.pending.count }),
+        ]
+    }
+
     static func register(into registry: inout MethodRegistry, context: DaemonContext, syncer: ChainSyncer) {
         let database = context.database
 
