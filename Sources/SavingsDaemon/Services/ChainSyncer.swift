@@ -18,19 +18,13 @@ actor ChainSyncer {
         var retryInSeconds: Int?
     }
 
-    private struct Schedule {
-        var failures = 0
-        var due = NIODeadline.now()
-        var holdUntil: NIODeadline?
-    }
-
     let context: DaemonContext
     let logger: Logger
     let http: ProviderHTTP
     /// Called after a sync changed stored transactions (goal checks).
     let changed: @Sendable () async -> Void
     private var running: [UUID: Task<Result<ChainSyncOutcome, Failure>, Never>] = [:]
-    private var schedules: [Chain: Schedule] = [:]
+    private var schedules: [Chain: ProviderSchedule] = [:]
     /// Clients that go through a configured proxy, by proxy.
     private var proxied: [String: HTTPClient] = [:]
     private var wake: EventLoopPromise<Void>?
@@ -96,16 +90,9 @@ actor ChainSyncer {
         let next = Chain.allCases.compactMap { schedules[$0]?.due }.min() ?? now + .seconds(60)
         // A new watch asked for its first sync while the last turn ran: no sleep.
         guard requested.isEmpty else { return }
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let promise = loop.makePromise(of: Void.self)
-        let timer = loop.scheduleTask(in: max(.milliseconds(50), min(.seconds(60), next - now))) { promise.succeed() }
-        wake = promise
-        await withTaskCancellationHandler {
-            try? await promise.futureResult.get()
-        } onCancel: {
-            promise.succeed()
-        }
-        timer.cancel()
+        let sleep = WakeableSleep(for: max(.milliseconds(50), min(.seconds(60), next - now)))
+        wake = sleep.promise
+        await sleep.wait()
     }
 
     func shutdown() async {
@@ -140,8 +127,8 @@ actor ChainSyncer {
             return .failure(Failure(description: "no provider is configured for \(chain.rawValue) ([onchain.\(chain.rawValue)] provider and url)"))
         }
         let label = watch.target.summary
-        if let hold = schedules[chain]?.holdUntil, hold > .now() {
-            let wait = Int((hold - .now()).nanoseconds / 1_000_000_000) + 1
+        if let held = schedules[chain]?.heldSeconds {
+            let wait = held + 1
             return .failure(Failure(description: "\(provider.kind.rawValue) asked to wait (HTTP 429); next try in \(wait) s", retryInSeconds: wait))
         }
         let started = ContinuousClock.now
@@ -183,20 +170,13 @@ actor ChainSyncer {
     /// Moves a chain's schedule after a sync; returns the seconds until the next try.
     @discardableResult
     private func settle(_ chain: Chain, failure: (any Error)?, config: DaemonConfig) -> Int {
-        var schedule = schedules[chain] ?? Schedule()
+        var schedule = schedules[chain] ?? ProviderSchedule()
         defer { schedules[chain] = schedule }
-        let now = NIODeadline.now()
         guard let failure else {
-            schedule.failures = 0
-            schedule.holdUntil = nil
-            schedule.due = now + .seconds(Int64(config.onchainInterval))
+            schedule.succeeded(interval: config.onchainInterval)
             return config.onchainInterval
         }
-        schedule.failures += 1
-        let retryAfter = (failure as? ProviderFailure)?.retryAfter
-        let delay = Backoff.delay(failures: schedule.failures, retryMin: config.retryMin, retryMax: config.retryMax, retryAfter: retryAfter)
-        if retryAfter != nil { schedule.holdUntil = now + .milliseconds(Int64(delay * 1000)) }
-        schedule.due = now + .milliseconds(Int64(delay * 1000))
+        let delay = schedule.failed(retryMin: config.retryMin, retryMax: config.retryMax, retryAfter: (failure as? ProviderFailure)?.retryAfter)
         return Int(delay.rounded(.up))
     }
 

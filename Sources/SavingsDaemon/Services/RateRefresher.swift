@@ -38,17 +38,10 @@ actor RateRefresher {
         case ran([ProviderOutcome])
     }
 
-    private struct Schedule {
-        var failures = 0
-        var due = NIODeadline.now()
-        /// Set by a 429: not even a refresh asked for by a client goes out before this.
-        var holdUntil: NIODeadline?
-    }
-
     let context: DaemonContext
     let logger: Logger
     let http: ProviderHTTP
-    private var schedules: [String: Schedule] = [:]
+    private var schedules: [String: ProviderSchedule] = [:]
     private var inFlight: Task<Outcome, Never>?
     /// Completed to wake the service early when a refresh moved a provider's schedule.
     private var wake: EventLoopPromise<Void>?
@@ -99,16 +92,9 @@ actor RateRefresher {
     /// Sleeps until the next provider is due, or until a refresh asked for by a client moves a
     /// schedule (a 429's Retry-After or a backoff must not wait for the old deadline).
     func sleepUntilDue() async {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let promise = loop.makePromise(of: Void.self)
-        let timer = loop.scheduleTask(in: untilNextDue()) { promise.succeed() }
-        wake = promise
-        await withTaskCancellationHandler {
-            try? await promise.futureResult.get()
-        } onCancel: {
-            promise.succeed()
-        }
-        timer.cancel()
+        let sleep = WakeableSleep(for: untilNextDue())
+        wake = sleep.promise
+        await sleep.wait()
     }
 
     private func perform(onlyDue: Bool) async -> Outcome {
@@ -149,32 +135,24 @@ actor RateRefresher {
 
     /// Stores one provider's answer and moves its schedule.
     private func settle(_ name: String, _ result: Result<[ExchangeRate], any Error>?, config: DaemonConfig) async -> ProviderOutcome {
-        var schedule = schedules[name] ?? Schedule()
+        var schedule = schedules[name] ?? ProviderSchedule()
         defer { schedules[name] = schedule }
-        let now = NIODeadline.now()
         guard let result else {
-            let wait = schedule.holdUntil.map { max(0, ($0 - now).nanoseconds / 1_000_000_000) } ?? 0
-            return ProviderOutcome(provider: name, status: .deferred, error: "the provider asked to wait (HTTP 429)", retryInSeconds: Int(wait))
+            return ProviderOutcome(provider: name, status: .deferred, error: "the provider asked to wait (HTTP 429)", retryInSeconds: schedule.heldSeconds ?? 0)
         }
         do {
             let rates = try result.get()
             if !rates.isEmpty { try await context.database.recordRates(rates) }
-            schedule.failures = 0
-            schedule.holdUntil = nil
-            let interval = Int64(config.refreshInterval) * 1000
-            schedule.due = now + .milliseconds(interval + Int64.random(in: 0...max(0, interval / 10)))
+            schedule.succeeded(interval: config.refreshInterval, jitter: true)
             guard !rates.isEmpty else { return ProviderOutcome(provider: name, status: .idle) }
             logger.debug("rates refreshed", metadata: ["provider": "\(name)", "count": "\(rates.count)"])
             context.events.publish("rates.updated", ["provider": .string(name), "count": .int(rates.count)])
             return ProviderOutcome(provider: name, status: .updated, count: rates.count)
         } catch {
-            schedule.failures += 1
             let retryAfter = (error as? ProviderFailure)?.retryAfter
-            let delay = Backoff.delay(failures: schedule.failures, retryMin: config.retryMin, retryMax: config.retryMax, retryAfter: retryAfter)
+            let delay = schedule.failed(retryMin: config.retryMin, retryMax: config.retryMax, retryAfter: retryAfter)
             let reason = (error as? ProviderFailure)?.description ?? "the rates could not be stored"
             if !(error is ProviderFailure) { logger.error("storing rates failed: \(error)", metadata: ["provider": "\(name)"]) }
-            if retryAfter != nil { schedule.holdUntil = now + .milliseconds(Int64(delay * 1000)) }
-            schedule.due = now + .milliseconds(Int64(delay * 1000))
             // One line per failed refresh, never one per request.
             logger.warning("rates refresh failed: \(reason)",
                            metadata: ["provider": "\(name)", "failures": "\(schedule.failures)", "retry_in": "\(Int(delay.rounded(.up)))s"])
