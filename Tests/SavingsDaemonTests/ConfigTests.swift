@@ -133,6 +133,38 @@ import Testing
         #expect(missing.contains("/nope.toml: configuration file not found"))
     }
 
+    @Test func chainTablesNameAProviderAndAURL() throws {
+        let config = try load(file: """
+            [onchain]
+            interval = 600
+            [onchain.bitcoin]
+            provider = "esplora"
+            url = "http://127.0.0.1:3002/api/"
+            proxy = "socks5://127.0.0.1:9050"
+            [onchain.bitcoin-testnet]
+            provider = "blockbook"
+            url = "https://tbtc1.trezor.io"
+            """)
+        #expect(config.onchainInterval == 600)
+        #expect(config.chainProviders["bitcoin"] == ChainProviderConfig(kind: .esplora, url: "http://127.0.0.1:3002/api", proxy: "socks5://127.0.0.1:9050"))
+        #expect(config.chainProviders["bitcoin-testnet"]?.kind == .blockbook)
+        #expect(config.rendered.contains("onchain.bitcoin.proxy = \"socks5://127.0.0.1:9050\""))
+        #expect(try load().chainProviders.isEmpty, "no chain by default: nothing about a wallet leaves the machine")
+
+        let unknown = message { _ = try load(file: "[onchain.dogecoin]\nprovider = \"blockbook\"\nurl = \"http://x\"\n") }
+        #expect(unknown.contains("not a chain savingsd watches"), "\(unknown)")
+        let noURL = message { _ = try load(file: "[onchain.bitcoin]\nprovider = \"blockbook\"\n") }
+        #expect(noURL.contains("[onchain.bitcoin] needs url"), "\(noURL)")
+        let noProvider = message { _ = try load(file: "[onchain.litecoin]\nurl = \"http://x\"\n") }
+        #expect(noProvider.contains("needs provider"), "\(noProvider)")
+        let proxy = message { _ = try load(file: "[onchain.bitcoin]\nprovider = \"esplora\"\nurl = \"http://x\"\nproxy = \"tor\"\n") }
+        #expect(proxy.contains("is not a proxy"), "\(proxy)")
+        let key = message { _ = try load(file: "[onchain.bitcoin]\nprovider = \"esplora\"\nurl = \"http://x\"\napi_key = \"k\"\n") }
+        #expect(key.contains("unknown key 'api_key' in [onchain.bitcoin]"), "\(key)")
+        let ether = message { _ = try load(file: "[onchain.ethereum]\nprovider = \"esplora\"\nurl = \"http://x\"\n") }
+        #expect(ether.contains("use provider = \"blockbook\""), "\(ether)")
+    }
+
     @Test func shippedConfigFileIsValidAndNamesEveryKey() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/savingsd.toml")

@@ -224,18 +224,11 @@ public enum ConfigLoader {
                 throw ConfigError(message: "\(filePath):\(error.line): \(error.reason)")
             }
             for entry in entries {
-                if entry.key.hasPrefix(coinGeckoIDsPrefix) {
-                    do {
-                        try coinGeckoID(entry, into: &config)
-                    } catch {
-                        throw ConfigError(message: "\(filePath):\(entry.line): \(entry.key): \(error.message)")
-                    }
-                    config.sources[entry.key] = "\(filePath):\(entry.line)"
-                    continue
-                }
-                if isChainKey(entry.key) {
-                    do {
-                        try chainEntry(entry, into: &config)
+                // Tables whose keys are the user's own (coin ids, chains) are read by their handler.
+                let ownKeys = entry.key.hasPrefix(coinGeckoIDsPrefix) || isChainKey(entry.key)
+                if ownKeys {
+                    do throws(ConfigError) {
+                        if isChainKey(entry.key) { try chainEntry(entry, into: &config) } else { try coinGeckoID(entry, into: &config) }
                     } catch {
                         throw ConfigError(message: "\(filePath):\(entry.line): \(entry.key): \(error.message)")
                     }
