@@ -8,13 +8,15 @@ import Testing
     static let xpub = "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8"
     static let now = Int(Date().timeIntervalSince1970)
 
-    /// A daemon whose configuration names the stubs as the chains' providers.
+    /// A daemon whose configuration names the stubs as the chains' providers (`extra` lines go
+    /// into the last chain's table).
     static func daemon(_ chains: [String: (provider: String, url: String)], directory: String? = nil, extra: String = "") throws -> DaemonProcess {
         let directory = try directory ?? makeScratchDirectory()
-        var toml = "[onchain]\ninterval = 3600\n\(extra)\n"
+        var toml = "[onchain]\ninterval = 3600\n"
         for (chain, provider) in chains.sorted(by: { $0.key < $1.key }) {
             toml += "[onchain.\(chain)]\nprovider = \"\(provider.provider)\"\nurl = \"\(provider.url)\"\n"
         }
+        toml += extra + "\n"
         try toml.write(toFile: directory + "/savingsd.toml", atomically: true, encoding: .utf8)
         return try DaemonProcess(directory: directory, environment: [
             "SAVINGSD_CONFIG": directory + "/savingsd.toml", "SAVINGSD_LOG_LEVEL": "debug", "SAVINGSD_RATES_RETRY_MIN": "1",
@@ -256,6 +258,33 @@ import Testing
         #expect(try serving.call("asset.list")["assets"]?.arrayValue?.first?["watch"]?["last_error"]?.stringValue?.contains("HTTP 500") == true)
         #expect(try serving.call("dashboard.get")["goals"] != nil)
         #expect(serving.log.components(separatedBy: "chain sync failed").count - 1 <= 4, "one line per failed sync")
+    }
+
+    @Test func aNewWatchSyncsByItselfWithEventsAndRequestsGoThroughTheConfiguredProxy() throws {
+        let tip = 900_000
+        // The provider's host does not resolve: only a proxy, which tunnels to the stub, reaches it.
+        let stub = try BlockbookStub(height: tip)
+        stub.set(Self.xpub, .init(transactions: Array(Self.wallet(tip: tip).dropFirst()), balance: "269990019"))
+        let proxy = try ConnectProxy(forwardingTo: stub.http.port)
+        let daemon = try Self.daemon(["bitcoin": ("blockbook", "http://blockbook.invalid")], extra: "proxy = \"http://127.0.0.1:\(proxy.port)\"")
+        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
+        let subscriber = try daemon.raw()
+        try subscriber.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"topics":["asset.synced","asset.sync_failed","data.changed"]}}"#)
+        _ = try subscriber.readLine()
+        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "xpub": .string(Self.xpub)])
+        var topics: [String] = []
+        var synced: JSONValue?
+        while synced == nil, let line = try subscriber.readLine(timeoutMilliseconds: 10_000) {
+            let event = try JSONParser.parse(line)
+            topics.append(event["params"]?["topic"]?.stringValue ?? "")
+            if event["params"]?["topic"] == "asset.synced" { synced = event["params"]?["data"] }
+        }
+        #expect(synced?["added"] == 7, "the watch's first sync ran without asset.sync: \(topics)")
+        #expect(synced?["reconciled"] == true)
+        #expect(topics.filter { $0 == "data.changed" }.count == 2, "the watch, then the sync's rows: \(topics)")
+        #expect(!stub.http.requests.isEmpty)
+        #expect(proxy.targets.allSatisfy { $0 == "blockbook.invalid:80" } && !proxy.targets.isEmpty, "\(proxy.targets)")
+        #expect(try daemon.call("asset.get", ["asset": "Cold"])["balance"] == "2.69990019")
     }
 
     static func btc(_ satoshi: Int) -> String {

@@ -149,11 +149,11 @@ actor ChainSyncer {
                 "pending": .int(outcome.pending.count), "reconciled": .bool(outcome.reconciled),
             ]
             data["balance"] = .string(Amount.plainText(outcome.balance))
-            context.events.publish("asset.synced", .object(data))
             if outcome.added > 0 || !outcome.removed.isEmpty {
                 context.events.publish("data.changed", ["method": "asset.sync", "asset": Wire.id(assetID)])
                 await changed()
             }
+            context.events.publish("asset.synced", .object(data))
             return .success(outcome)
         } catch {
             let reason = (error as? ProviderFailure)?.description ?? (error as? DomainError)?.message ?? "the sync could not be stored"
