@@ -287,6 +287,25 @@ import Testing
         #expect(try daemon.call("asset.get", ["asset": "Cold"])["balance"] == "2.69990019")
     }
 
+    @Test func aSyncAskedForWhileOneRunsWaitsForItInsteadOfRunningTwice() throws {
+        let tip = 900_000
+        let stub = try BlockbookStub(height: tip, maxPageSize: 2)
+        stub.set(Self.xpub, .init(transactions: Array(Self.wallet(tip: tip).dropFirst()), balance: "269990019"))
+        // Every answer takes a while: the watch's own first sync is still running when asked.
+        stub.failing { _ in
+            usleep(100_000)
+            return nil
+        }
+        let daemon = try Self.daemon(["bitcoin": ("blockbook", stub.url)])
+        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "xpub": .string(Self.xpub)])
+        Thread.sleep(forTimeInterval: 0.15)
+        let synced = try #require(try daemon.call("asset.sync", ["asset": "Cold"])["assets"]?.arrayValue?.first)
+        #expect(synced["added"] == 7, "the answer is the running sync's own")
+        #expect(stub.http.requests(to: "/api/").count == 1, "one sync, not two")
+        #expect(stub.http.requests.filter { $0.query["details"] == "txs" && $0.query["page"] == "1" }.count == 1)
+    }
+
     static func btc(_ satoshi: Int) -> String {
         let text = String(format: "%d.%08d", satoshi / 100_000_000, satoshi % 100_000_000)
         var trimmed = text
