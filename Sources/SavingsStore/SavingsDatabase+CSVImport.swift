@@ -117,6 +117,7 @@ extension SavingsDatabase {
         let rows = CSVFileRows(file: file) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
         let result = try await bulkWrite { db -> BulkWriteOutcome<CSVImportResult> in
             let asset = try Self.resolveAsset(reference, db)
+            try Self.refuseIfWatched(assetID: asset.id, db)
             var allocator = try DepositAllocator(asset: asset, now: now, db)
             // How many rows of this file had each content hash so far (about 11 bytes a row
             // without an external_id). Two different rows whose hashes share the first 64 bits

@@ -44,7 +44,6 @@ extension SavingsDatabase {
         let date = Timestamp.truncatedToMilliseconds(date)
         return try await write { db in
             let asset = try Self.resolveAsset(reference, db)
-            if source == .manual { try Self.refuseIfWatched(asset, db) }
             let transaction = AssetTransaction(id: StoreKey.timeOrdered(at: now), assetID: try StoreKey.uuid(asset.id), amount: amount, date: date,
                                                source: source, note: note, externalID: externalID, createdAt: now)
             let goal = try Self.insertTransaction(transaction, autoAllocate: true, now: now, timeZone: timeZone, db)
@@ -56,6 +55,7 @@ extension SavingsDatabase {
     static func insertTransaction(_ transaction: AssetTransaction, autoAllocate: Bool, now: Date, timeZone: TimeZone,
                                   _ db: Database) throws -> UUID? {
         let assetID = StoreKey.id(transaction.assetID)
+        if transaction.source != .onchain { try refuseIfWatched(assetID: assetID, db) }
         if let externalID = transaction.externalID,
            try TransactionRecord.filter(Column("asset_id") == assetID && Column("external_id") == externalID).fetchCount(db) > 0 {
             throw DomainError(.conflict, "a transaction with external_id '\(externalID)' already exists for this asset",

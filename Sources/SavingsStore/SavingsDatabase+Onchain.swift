@@ -149,11 +149,13 @@ extension SavingsDatabase {
         }
     }
 
-    /// Refuses a manual write to a watched asset (SPEC 10: `watched_asset`).
-    static func refuseIfWatched(_ asset: AssetRecord, _ db: Database) throws {
-        if let chain = try String.fetchOne(db, sql: "SELECT chain FROM asset_watch WHERE asset_id = ?", arguments: [asset.id]) {
-            throw DomainError(.watchedAsset, "'\(asset.name)' takes its transactions from \(chain); run asset.sync, or asset.unwatch first to add by hand",
-                              details: ["asset": asset.id])
+    /// Refuses a write of transactions that do not come from the chain (`tx.add`,
+    /// `goal.contribute`, `tx.import`) to a watched asset (SPEC 10: `watched_asset`).
+    static func refuseIfWatched(assetID: String, _ db: Database) throws {
+        if let row = try Row.fetchOne(db, sql: "SELECT chain, name FROM asset_watch JOIN asset ON asset.id = asset_id WHERE asset_id = ?",
+                                      arguments: [assetID]) {
+            throw DomainError(.watchedAsset, "'\(row["name"] as String)' takes its transactions from \(row["chain"] as String); run asset.sync, or asset.unwatch first to add by hand",
+                              details: ["asset": assetID])
         }
     }
 

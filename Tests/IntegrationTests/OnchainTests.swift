@@ -78,6 +78,11 @@ import Testing
         #expect(rows.contains { $0["amount"] == "0.50000006" })
         #expect(rows.contains { $0["amount"] == "0.50000000" })
         #expect(try daemon.failure("tx.add", ["asset": "Cold", "amount": "1"]).kind == "watched_asset")
+        let csv = daemon.directory + "/by-hand.csv"
+        try "date,amount\n2026-01-05,1\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        #expect(try daemon.failure("tx.import", ["asset": "Cold", "path": .string(csv)]).kind == "watched_asset")
+        _ = try daemon.call("goal.create", ["name": "Side", "currency": "BTC", "target_amount": "1", "deadline": "2031-01-01"])
+        #expect(try daemon.failure("goal.contribute", ["goal": "Side", "amount": "0.1", "asset": "Cold"]).kind == "watched_asset")
 
         // Nothing new: the re-sync lists the txids and the mempool's page, stores nothing.
         let detailsBefore = stub.http.requests.filter { $0.query["details"] == "txs" }.count
