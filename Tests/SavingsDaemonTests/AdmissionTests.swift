@@ -1,3 +1,7 @@
+import Dispatch
+import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 import Testing
 @testable import SavingsDaemon
@@ -50,4 +54,57 @@ import Testing
         #expect(await admission.enter(uid: 1, ticket: ticket, limits: limits).outcome == .withdrawn)
         #expect(admission.counts == (served: 0, parked: 0))
     }
+
+    /// Changes of mind come from many threads at once and reach the listener's loop in any
+    /// order; the listener must end up doing what the admission says last. (It once applied the
+    /// value each change carried: an older "stop" could land after a newer "go on" and the
+    /// daemon never accepted again, with a burst of clients left in the backlog.)
+    @Test func theListenerEndsWhereTheAdmissionEndsWhateverOrderItsChangesArriveIn() async throws {
+        let directory = NSTemporaryDirectory() + "admission-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let switcher = AcceptSwitch()
+        // Each change reaches the switch a little late, as a busy thread's would.
+        let admission = Admission { _ in
+            usleep(UInt32.random(in: 0...50))
+            switcher.refresh()
+        }
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: directory + "/s.sock").get()
+        switcher.attach(channel) { admission.isAccepting }
+        let limits = Admission.Limits(total: 2, perUID: 2, parked: 100)
+        for round in 0..<20 {
+            // Connections arrive on four threads and close (before they ask) on four others.
+            let open = Mutex<(tickets: [UInt64], arriving: Int)>(([], 4))
+            let threads = DispatchGroup()
+            for worker in 0..<8 {
+                threads.enter()
+                Thread {
+                    defer { threads.leave() }
+                    if worker < 4 {
+                        for _ in 0..<200 {
+                            let ticket = admission.arrived(ObjectIdentifier(Connection()), limits: limits)
+                            open.withLock { $0.tickets.append(ticket) }
+                        }
+                        open.withLock { $0.arriving -= 1 }
+                        return
+                    }
+                    while true {
+                        let (ticket, done) = open.withLock { ($0.tickets.popLast(), $0.arriving == 0 && $0.tickets.isEmpty) }
+                        if let ticket { admission.withdraw(ticket, limits: limits) } else if done { return }
+                    }
+                }.start()
+            }
+            threads.wait()
+            // Half the rounds end with the listener full (two arriving), half with room.
+            let held = round.isMultiple(of: 2) ? (0..<2).map { _ in admission.arrived(ObjectIdentifier(Connection()), limits: limits) } : []
+            try await channel.eventLoop.submit {}.get()
+            let autoRead = try await channel.getOption(ChannelOptions.autoRead).get()
+            #expect(autoRead == admission.isAccepting, "round \(round): the listener reads \(autoRead), the admission says \(admission.isAccepting)")
+            #expect(admission.isAccepting == held.isEmpty)
+            for ticket in held { admission.withdraw(ticket, limits: limits) }
+        }
+        try await channel.close()
+    }
 }
+

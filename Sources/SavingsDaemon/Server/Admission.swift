@@ -198,6 +198,9 @@ final class Admission: Sendable {
         waiting?.decision.resolve(.withdrawn)
     }
 
+    /// Whether the listener should accept now.
+    var isAccepting: Bool { state.withLock { $0.accepting } }
+
     /// Connections served, and parked, now.
     var counts: (served: Int, parked: Int) { state.withLock { ($0.served, $0.parked.count) } }
 

@@ -73,24 +73,26 @@ final class AdmissionGate: Sendable {
     var isOpen: Bool { state.load(ordering: .acquiring) }
 }
 
-/// The listening channel, once bound, and whether it should accept: the admission decides
-/// before the channel exists (connections arrive while it is being bound).
+/// The listening channel, once bound, kept accepting exactly while the admission says so.
+/// Changes are decided on many threads and reach the channel's event loop in any order, so each
+/// one only asks the loop to apply the admission's state as it is when the loop runs it: the
+/// last to run applies the last state, whatever order they came in. (Applying the value each
+/// change carried let an older "stop" land after a newer "go on", and the daemon then stopped
+/// accepting for good with its places free: a burst of 1,000 clients hung in the backlog.)
 final class AcceptSwitch: Sendable {
-    private let state = Mutex<(channel: (any Channel)?, accepting: Bool)>((nil, true))
+    private let state = Mutex<(channel: (any Channel)?, current: (@Sendable () -> Bool)?)>((nil, nil))
 
-    func attach(_ channel: any Channel) {
-        let accepting = state.withLock { state in
-            state.channel = channel
-            return state.accepting
-        }
-        if !accepting { channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
+    /// The channel to drive, and where the state to apply is read.
+    func attach(_ channel: any Channel, current: @escaping @Sendable () -> Bool) {
+        state.withLock { $0 = (channel, current) }
+        refresh()
     }
 
-    func set(_ accepting: Bool) {
-        let channel = state.withLock { state in
-            state.accepting = accepting
-            return state.channel
+    /// The admission changed its mind: the loop applies whatever it says when it gets there.
+    func refresh() {
+        guard case let (channel?, current?) = state.withLock({ $0 }) else { return }
+        channel.eventLoop.execute {
+            channel.setOption(ChannelOptions.autoRead, value: current()).whenFailure { _ in }
         }
-        channel?.setOption(ChannelOptions.autoRead, value: accepting).whenFailure { _ in }
     }
 }

@@ -76,7 +76,7 @@ struct RPCServer: Service {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: liveConfig.current.eventLoops)
         let acceptSwitch = AcceptSwitch()
         let admission = Admission { accepting in
-            acceptSwitch.set(accepting)
+            acceptSwitch.refresh()
             logger.debug(accepting ? "accepting connections again" : "max_connections served: new connections wait in the backlog")
         }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: loops)
@@ -139,7 +139,7 @@ struct RPCServer: Service {
             throw error
         }
         channel.closeFuture.whenComplete { _ in continuation.finish() }
-        acceptSwitch.attach(channel)
+        acceptSwitch.attach(channel) { admission.isAccepting }
         return RPCListener(channel: channel, connections: connections, admission: admission, loops: loops)
     }
 
