@@ -72,11 +72,15 @@ extension SavingsDatabase {
         }
     }
 
-    /// The txids stored from the chain for an asset.
-    public func chainTransactionIDs(assetID: UUID) async throws -> Set<String> {
+    /// The txids stored from the chain for an asset, with their block times.
+    public func chainTransactions(assetID: UUID) async throws -> [String: Date] {
         try await read { db in
-            Set(try String.fetchAll(db, sql: "SELECT external_id FROM asset_transaction WHERE asset_id = ? AND source = 'onchain' AND external_id IS NOT NULL",
-                                    arguments: [StoreKey.id(assetID)]))
+            var stored: [String: Date] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT external_id, date FROM asset_transaction WHERE asset_id = ? AND source = 'onchain' AND external_id IS NOT NULL
+                """, arguments: [StoreKey.id(assetID)])
+            while let row = try rows.next() { stored[row[0]] = try Timestamp.parse(row[1], field: "date") }
+            return stored
         }
     }
 

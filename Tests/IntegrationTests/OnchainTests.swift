@@ -243,14 +243,24 @@ import Testing
         #expect(second["added"] == 1)
         #expect(try daemon.call("asset.get", ["asset": "Savings"])["balance"] == .string(Self.btc(expected - 100_005 + 42)))
 
+        // A day of blocks later the history is settled: a re-sync reads the newest page only.
+        stub.set(reorganised, tip: tip + 200)
+        let deeper = try #require(try daemon.call("asset.sync", ["asset": "Savings"])["assets"]?.arrayValue?.first)
+        #expect(deeper["removed"] == [] && deeper["added"] == 1, "the shallow one now counts: \(deeper)")
+        let asked = stub.http.requests.count
+        let settled = try #require(try daemon.call("asset.sync", ["asset": "Savings"])["assets"]?.arrayValue?.first)
+        #expect(settled["removed"] == [] && settled["added"] == 0)
+        #expect(stub.http.requests.dropFirst(asked).filter { $0.path.contains("/txs/chain/") }.isEmpty, "no older page asked for")
+        #expect(try daemon.call("asset.get", ["asset": "Savings"])["watch"]?["reconciled"] == true)
+
         // A 429 with Retry-After: the sync says when; the next one is not sent before.
         stub.failing { _ in HTTPStub.Response(status: 429, headers: [("Retry-After", "120")], body: "Too Many Requests") }
         let limited = try daemon.failure("asset.sync", ["asset": "Savings"])
         #expect(limited.kind == "provider_unavailable")
-        let asked = stub.http.requests.count
+        let before429 = stub.http.requests.count
         let held = try daemon.failure("asset.sync", ["asset": "Savings"])
         #expect(held.message.contains("asked to wait"))
-        #expect(stub.http.requests.count == asked, "no request while the provider asked to wait")
+        #expect(stub.http.requests.count == before429, "no request while the provider asked to wait")
 
         // A streak of 500s on a fresh daemon: every read keeps answering.
         let outage = try EsploraStub(address: address, tip: tip)

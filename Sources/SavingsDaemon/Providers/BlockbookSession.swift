@@ -35,7 +35,7 @@ struct BlockbookSession: ChainSession {
         return url
     }
 
-    func listing() async throws -> ChainListing {
+    func listing(stored: Set<String>) async throws -> ChainListing {
         var listing = ChainListing()
         var seen = Set<String>()
         async let status = try? ChainJSON.parse(try await http.get(base + "/api/"), what: "status")

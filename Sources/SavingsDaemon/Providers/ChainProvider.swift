@@ -10,6 +10,9 @@ struct ChainListing: Sendable {
     /// The provider's confirmed balance of the set, in asset units.
     var balance: Decimal = 0
     var height: Int?
+    /// Set when the listing stopped at history long settled and already stored: it lists
+    /// everything confirmed after this block time, and nothing is known of what is older.
+    var settledBefore: Date?
 }
 
 /// One page of transactions with what they did to the set.
@@ -30,7 +33,9 @@ protocol ChainSession: Sendable {
     /// Whether the details can be walked before or beside the listing (Blockbook); Esplora
     /// answers the details from what its listing read.
     var walksWithoutListing: Bool { get }
-    func listing() async throws -> ChainListing
+    /// Lists the set's transactions; `stored` (the txids savingsd holds from earlier syncs) lets
+    /// a provider without a cheap listing stop where the history is settled and known.
+    func listing(stored: Set<String>) async throws -> ChainListing
     /// Walks the transactions with details, newest first, from page `from`; `body` gets each
     /// page and says whether to go on. With `readAhead` the next page is fetched while `body`
     /// stores the current one (a long walk); without, nothing is asked that may not be needed.

@@ -9,8 +9,10 @@ import SavingsRPC
 /// `GET /blocks/tip/height`. Amounts are satoshis as JSON numbers; a transaction's inputs carry
 /// their `prevout`, so the set's inputs are known from the transaction alone.
 ///
-/// Esplora has no cheap listing: the session reads every transaction once for the listing and
-/// answers the details from what it read.
+/// Esplora has no cheap listing: the session reads transactions once for the listing and
+/// answers the details from what it read. An address's walk stops at a page whose confirmed
+/// transactions are all stored already and all at least `settledDepth` blocks deep, so a re-sync
+/// of a long history asks for its newest pages only; a reorganisation that deep does not happen.
 final class EsploraSession: ChainSession {
     let base: String
     let target: WatchTarget
@@ -23,6 +25,8 @@ final class EsploraSession: ChainSession {
     static let pageSize = 1000
     /// Longest history walked for one address (a guard against a provider that never ends).
     static let maxPages = 40_000
+    /// Blocks after which stored history is taken as settled (about a day of Bitcoin blocks).
+    static let settledDepth = 144
 
     private let read = ReadState()
 
@@ -37,7 +41,7 @@ final class EsploraSession: ChainSession {
         var transactions: [ChainTransaction] = []
     }
 
-    func listing() async throws -> ChainListing {
+    func listing(stored: Set<String>) async throws -> ChainListing {
         guard let tip = Int(String(decoding: try await http.get(base + "/blocks/tip/height"), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw ProviderFailure("the tip height is not a number")
@@ -57,16 +61,25 @@ final class EsploraSession: ChainSession {
                 guard let items = page.arrayValue else { throw ProviderFailure("the transactions answer is not a list") }
                 var confirmed = 0
                 var last: String?
+                var settled = true
                 for item in items {
                     guard let txid = item["txid"]?.stringValue else { throw ProviderFailure("a transaction has no txid") }
                     if item["status"]?["confirmed"]?.boolValue == true {
                         confirmed += 1
                         last = txid
+                        let height = item["status"]?["block_height"]?.intValue ?? tip
+                        settled = settled && stored.contains(txid) && tip - height + 1 >= Self.settledDepth
                     }
                     if byID.updateValue(item, forKey: txid) == nil { order.append(txid) }
                 }
                 // A full page of confirmed transactions may have more after it.
                 guard confirmed >= Self.chainPage, let last else { break }
+                // Settled and known: the older pages are too, and what is listed is complete after here.
+                if settled, let time = byID[last]?["status"]?["block_time"]?.intValue {
+                    let before = Date(timeIntervalSince1970: TimeInterval(time))
+                    listing.settledBefore = max(listing.settledBefore ?? before, before)
+                    break
+                }
                 url = "\(base)/address/\(address)/txs/chain/\(last)"
             }
         }

@@ -185,7 +185,8 @@ actor ChainSyncer {
     private func run(_ session: any ChainSession, watch: AssetWatch, progress: Progress?) async throws -> ChainSyncOutcome {
         let database = context.database
         let assetID = watch.assetID
-        let stored = try await database.chainTransactionIDs(assetID: assetID)
+        let storedDates = try await database.chainTransactions(assetID: assetID)
+        let stored = Set(storedDates.keys)
         let minimum = watch.target.minConfirmations
         let timeZone = context.timeZone
         let clock = context.clock
@@ -209,11 +210,11 @@ actor ChainSyncer {
         if stored.isEmpty, watch.pending.isEmpty, session.walksWithoutListing {
             // A first sync: everything the walk finds is new, and the listing runs beside it.
             walk = WalkState(remaining: nil)
-            async let listed = session.listing()
+            async let listed = session.listing(stored: stored)
             try await details(walk, from: 1)
             listing = try await listed
         } else {
-            listing = try await session.listing()
+            listing = try await session.listing(stored: stored)
             let plan = ChainSyncPlan(listed: listing.txids, unconfirmed: listing.unconfirmed, stored: stored,
                                      pending: Set(watch.pending.map(\.txid)), ignored: watch.ignored)
             walk = WalkState(remaining: plan.wanted)
@@ -221,9 +222,11 @@ actor ChainSyncer {
             let resumed = "count=\(listing.txids.count);page="
             if let saved = watch.cursor, saved.hasPrefix(resumed), let page = Int(saved.dropFirst(resumed.count)) { start = page }
             if !walk.done { try await details(walk, from: start) }
-            walk.removed = plan.removed
+            // A listing that stopped at settled history says nothing of what is older.
+            walk.removed = plan.removed.filter { txid in listing.settledBefore.map { (storedDates[txid] ?? .distantPast) > $0 } ?? true }
         }
-        var ignored = watch.ignored.intersection(listing.txids)
+        // Known zero-net transactions stay known while listed (or older than a partial listing).
+        var ignored = listing.settledBefore == nil ? watch.ignored.intersection(listing.txids) : watch.ignored
         ignored.formUnion(walk.zero)
         let removed = walk.removed.filter { !walk.confirmed.contains($0) }
         if removed.count > Self.maxRemovedAtOnce, removed.count * 2 > stored.count {
