@@ -4,8 +4,9 @@ import SavingsCore
 
 /// Watch-only chain sync (SPEC 10): watches, and the rows a sync writes.
 extension SavingsDatabase {
-    /// Makes an asset watch `target` (replacing an earlier watch of it).
-    public func watch(asset reference: String, target: WatchTarget, now: Date) async throws -> (Asset, AssetWatch) {
+    /// Makes an asset watch `target` (replacing an earlier watch of it). Also says how many of
+    /// its transactions did not come from the chain: the chain's own will be added beside them.
+    public func watch(asset reference: String, target: WatchTarget, now: Date) async throws -> (Asset, AssetWatch, byHand: Int) {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await write { db in
             let record = try Self.resolveAsset(reference, db)
@@ -36,7 +37,9 @@ extension SavingsDatabase {
                     """, arguments: [Timestamp.format(now), record.id])
             }
             guard let watch = try Self.watch(assetID: record.id, db) else { throw StoreError.corrupt("watch of \(record.id)") }
-            return (asset, watch)
+            let byHand = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction WHERE asset_id = ? AND source != 'onchain'",
+                                          arguments: [record.id]) ?? 0
+            return (asset, watch, byHand)
         }
     }
 

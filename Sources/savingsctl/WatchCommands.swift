@@ -28,7 +28,8 @@ struct WatchCommand: ParsableCommand {
         if let minConfirmations { params["min_confirmations"] = .int(minConfirmations) }
         let session = try ClientSession(global)
         session.output(try session.call("asset.watch", params)) { result in
-            "watching \(Render.text(result["watch"]?["chain"])) for \(Render.text(result["name"])); the first sync has started "
+            ((result["warnings"]?.arrayValue ?? []).map { "warning: " + Render.text($0) + "\n" }.joined())
+                + "watching \(Render.text(result["watch"]?["chain"])) for \(Render.text(result["name"])); the first sync has started "
                 + "(see it with: savingsctl asset sync \(Render.text(result["name"])))"
         }
     }

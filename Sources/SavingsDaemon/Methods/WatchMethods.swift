@@ -35,7 +35,9 @@ enum WatchMethods {
                 .optional("token", .string, "an ERC-20 contract on ethereum: the asset then holds that token"),
                 .optional("min_confirmations", .integer(min: 1, max: WatchTarget.maxConfirmations), "confirmations before a transaction counts (default 1)"),
             ],
-            result: AssetMethods.assetResult, writes: true)) { params, _ in
+            result: ResultSpec("asset", "the asset (with watch), and warnings when it already holds transactions not from the chain",
+                               schema: Wire.assetSchema),
+            writes: true)) { params, _ in
             let chain = try Chain(name: try params.requiredString("chain"))
             let target = try WatchTarget(chain: chain, xpub: params.string("xpub"), addresses: params.strings("addresses") ?? [],
                                          token: params.string("token"), minConfirmations: params.int("min_confirmations") ?? 1)
@@ -47,10 +49,15 @@ enum WatchMethods {
                 throw DomainError(.invalidWatch, "xpub: the \(chain.rawValue) provider is esplora, which watches addresses; an extended key needs a blockbook provider",
                                   details: ["field": "xpub"])
             }
-            let (asset, _) = try await database.watch(asset: try params.requiredString("asset"), target: target, now: context.clock.now())
+            let (asset, _, byHand) = try await database.watch(asset: try params.requiredString("asset"), target: target, now: context.clock.now())
             // The first sync starts now, in the background; asset.sync waits for it.
             await syncer.request(asset.id)
-            return try await AssetMethods.encode(asset, context: context)
+            guard case .object(var result) = try await AssetMethods.encode(asset, context: context) else { return .null }
+            if byHand > 0 {
+                result["warnings"] = [.string("'\(asset.name)' already holds \(byHand) transaction\(byHand == 1 ? "" : "s") not from the chain; "
+                    + "the chain's are added beside them, so remove any that the chain also has (tx.list, tx.delete)")]
+            }
+            return .object(result)
         }
 
         registry.register(MethodSpec(
