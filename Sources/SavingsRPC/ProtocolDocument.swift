@@ -43,8 +43,9 @@ public enum ProtocolDocument {
         A crypto asset can watch a chain (`asset.watch`) instead of being typed in by hand: an
         extended public key (Blockbook only) or up to 200 addresses, optionally one ERC-20
         `token`. Keys and addresses are checked before any request (base58check, bech32/bech32m,
-        the chain's prefixes; `0x` + 40 hex on ethereum): a typo is `invalid_watch`; a chain
-        without `[onchain.CHAIN]` in the configuration is `not_configured`. Each sync stores a
+        the chain's prefixes; `0x` + 40 hex on ethereum, with the EIP-55 checksum when in mixed
+        case): a typo is `invalid_watch`; a chain without `[onchain.CHAIN]` in the configuration
+        is `not_configured`. Each sync stores a
         transaction per txid (`source: "onchain"`, `external_id` the txid, dated at its block
         time) whose amount is the outputs to the watched set less its inputs from it (a send
         includes its fee), exact from the smallest unit; one with fewer than `min_confirmations`

@@ -91,6 +91,32 @@ extension WatchTarget {
     }
 }
 
+@Suite struct EthereumChecksumTests {
+    @Test func keccakOfNothingIsTheKnownDigest() {
+        let digest = Keccak256.hash([]).map { String(format: "%02x", $0) }.joined()
+        #expect(digest == "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
+        // More than one block (136 bytes) absorbed.
+        #expect(Keccak256.hash(Array(repeating: 0x61, count: 200)).count == 32)
+    }
+
+    /// EIP-55's own examples: all upper, all lower, and mixed.
+    @Test func checksummedAddressesFromEIP55AreAcceptedAndAMistypedCaseIsNot() throws {
+        let examples = ["0x52908400098527886E0F7030069857D2E4169EE7", "0x8617E340B3D01FA5F11F306F4090FD50E238070D",
+                        "0xde709f2102306220921060314715629080e2fb77", "0x27b1fdb04752bbc536007a920d24acb045561c26",
+                        "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+                        "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB", "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb"]
+        for address in examples { #expect(throws: Never.self) { _ = try WatchTarget.address(address, chain: .ethereum, field: "addresses") } }
+        // One letter's case changed: a typo the checksum catches.
+        do {
+            _ = try WatchTarget.address("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD", chain: .ethereum, field: "addresses")
+            Issue.record("a mistyped case was accepted")
+        } catch let error as DomainError {
+            #expect(error.kind == .invalidWatch)
+            #expect(error.message.contains("EIP-55"))
+        }
+    }
+}
+
 @Suite struct SmallestUnitTests {
     @Test func satoshiAndWeiConvertExactlyBothWays() throws {
         #expect(try SmallestUnit.amount("1", decimals: 18) == Decimal(string: "0.000000000000000001"))

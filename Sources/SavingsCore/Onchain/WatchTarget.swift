@@ -147,6 +147,22 @@ public struct WatchTarget: Sendable, Equatable {
               hex.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 70) || ($0 >= 97 && $0 <= 102) }) else {
             throw invalid(field, "'\(address)' is not an ethereum address (0x and 40 hexadecimal digits)")
         }
+        // Mixed case carries the EIP-55 checksum; all lower or all upper case carries none.
+        let digits = String(address.dropFirst(2))
+        if digits != digits.lowercased(), digits != digits.uppercased(), digits != checksummed(digits) {
+            throw invalid(field, "'\(address)' has a bad checksum (its mixed case does not match EIP-55: a character mistyped?)")
+        }
         return address
+    }
+
+    /// The EIP-55 form of 40 hex digits: a letter is upper case where the Keccak-256 of the
+    /// lower-case digits has a nibble of 8 or more.
+    static func checksummed(_ digits: String) -> String {
+        let lower = digits.lowercased()
+        let hash = Keccak256.hash(Array(lower.utf8))
+        return String(lower.enumerated().map { index, character in
+            let nibble = index % 2 == 0 ? hash[index / 2] >> 4 : hash[index / 2] & 0x0F
+            return character.isLetter && nibble >= 8 ? Character(character.uppercased()) : character
+        })
     }
 }
