@@ -117,6 +117,37 @@ extension WatchTarget {
     }
 }
 
+/// Public derivation (BIP 32 CKDpub) and each key kind's addresses. Vectors: BIP 84's account
+/// (its published first receive and change addresses), and the BIP 32 test key read as other
+/// versions, derived by an independent implementation.
+@Suite struct ExtendedPublicKeyTests {
+    @Test func ripemd160MatchesItsPublishedVectors() {
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(hex(RIPEMD160.hash([])) == "9c1185a5c5e9fc54612808977ee8f548b2258d31")
+        #expect(hex(RIPEMD160.hash(Array("abc".utf8))) == "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc")
+    }
+
+    @Test func bip84AccountAddresses() throws {
+        let zpub = try ExtendedPublicKey("zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs",
+                                         chain: .bitcoin)
+        #expect(try zpub.address(change: 0, index: 0) == "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        #expect(try zpub.address(change: 0, index: 1) == "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g")
+        #expect(try zpub.address(change: 1, index: 0) == "bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el")
+    }
+
+    @Test func eachVersionDerivesItsOwnKindOfAddress() throws {
+        #expect(try ExtendedPublicKey(WatchTargetTests.xpub, chain: .bitcoin).address(change: 0, index: 1) == "13Q3u97PKtyERBpXg31MLoJbQsECgJiMMw")
+        let ypub = "ypub6QqdH2c5z7967BioGSfAWFHM1EHzHPBZK7wrND3ZpEWFtzmCqvsD1bgpaE6pSAPkiSKhkuWPCJV6mZTSNMd2tK8xYTcJ48585pZecmSUzWp"
+        #expect(try ExtendedPublicKey(ypub, chain: .bitcoin).address(change: 0, index: 0) == "3AfyxhpBVVLmBR4ZYX2onGzRqjv5QZ7FqD")
+        #expect(try ExtendedPublicKey(WatchTargetTests.ltub, chain: .litecoin).address(change: 0, index: 0) == "LLRHKXLUaVyAxD9t8FcePDZ3QyBf7E4gu5")
+        #expect(try ExtendedPublicKey(WatchTargetTests.vpub, chain: .bitcoinTestnet).address(change: 1, index: 5)
+            == "tb1q6cqdvcx40upr5nzkm9kvn60dlu7l2jmls0x8du")
+        // Each address passes the checks an address given by hand passes.
+        _ = try WatchTarget(chain: .bitcoin, xpub: nil, addresses: ["13Q3u97PKtyERBpXg31MLoJbQsECgJiMMw", "3AfyxhpBVVLmBR4ZYX2onGzRqjv5QZ7FqD"],
+                            token: nil)
+    }
+}
+
 @Suite struct SmallestUnitTests {
     @Test func satoshiAndWeiConvertExactlyBothWays() throws {
         #expect(try SmallestUnit.amount("1", decimals: 18) == Decimal(string: "0.000000000000000001"))
