@@ -41,8 +41,8 @@ public enum ProtocolDocument {
         ## On-chain assets
 
         A crypto asset can watch a chain (`asset.watch`) instead of being typed in by hand: an
-        extended public key (Blockbook only) or up to 200 addresses, optionally one ERC-20
-        `token`. Keys and addresses are checked before any request (base58check, bech32/bech32m,
+        extended public key (its receive and change chains, gap limit 20) or up to 200 addresses,
+        optionally one ERC-20 `token`. Keys and addresses are checked before any request (base58check, bech32/bech32m,
         the chain's prefixes; `0x` + 40 hex on ethereum, with the EIP-55 checksum when in mixed
         case): a typo is `invalid_watch`; a chain without `[onchain.CHAIN]` in the configuration
         is `not_configured`. Each sync stores a

@@ -119,17 +119,32 @@ final class EsploraStub: Sendable {
         var time: Int
         var received: Int
         var spent: Int
+        /// The address that receives or spends (nil: the stub's own address).
+        var owner: String?
+        /// A second output, back to another address of the same wallet (a send's change).
+        var change: (address: String, value: Int)?
+
+        init(txid: String, height: Int?, time: Int, received: Int, spent: Int, owner: String? = nil,
+             change: (address: String, value: Int)? = nil) {
+            (self.txid, self.height, self.time, self.received, self.spent, self.owner, self.change) =
+                (txid, height, time, received, spent, owner, change)
+        }
+
+        func involves(_ address: String, default own: String) -> Bool { (owner ?? own) == address || change?.address == address }
     }
 
+    typealias State = (transactions: [Transaction], tip: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)
     let http: HTTPStub
     let address: String
-    private let state: NIOLockedValueBox<(transactions: [Transaction], tip: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)>
+    private let state: NIOLockedValueBox<State>
 
+    /// `address` is the default owner of transactions; the stub answers for any address (one
+    /// without transactions has empty stats and history, as a fresh address of a wallet does).
     init(address: String, tip: Int) throws {
-        let state = NIOLockedValueBox<(transactions: [Transaction], tip: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)>(([], tip, nil))
+        let state = NIOLockedValueBox<State>(([], tip, nil))
         self.state = state
         self.address = address
-        http = try HTTPStub { request in Self.answer(request, address: address, state.withLockedValue { $0 }) }
+        http = try HTTPStub { request in Self.answer(request, own: address, state.withLockedValue { $0 }) }
     }
 
     /// The API root as a provider URL (`…/api`, as blockstream.info and mempool.space serve it).
@@ -137,49 +152,57 @@ final class EsploraStub: Sendable {
     func set(_ transactions: [Transaction], tip: Int) { state.withLockedValue { $0.transactions = transactions; $0.tip = tip } }
     func failing(_ rule: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?) { state.withLockedValue { $0.fail = rule } }
 
-    private static func answer(_ request: HTTPStub.Request, address: String,
-                               _ state: (transactions: [Transaction], tip: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)) -> HTTPStub.Response {
+    private static func answer(_ request: HTTPStub.Request, own: String, _ state: State) -> HTTPStub.Response {
         if let response = state.fail?(request) { return response }
         let path = request.path.hasPrefix("/api") ? String(request.path.dropFirst(4)) : request.path
         if path == "/blocks/tip/height" { return HTTPStub.Response(status: 200, headers: [("Content-Type", "text/plain")], body: String(state.tip)) }
-        let confirmed = state.transactions.filter { $0.height != nil }.sorted { $0.height! > $1.height! }
-        let mempool = state.transactions.filter { $0.height == nil }
-        switch path {
-        case "/address/\(address)":
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count >= 2, parts[0] == "address" else { return HTTPStub.Response(status: 404, body: "not found") }
+        let address = parts[1]
+        let mine = state.transactions.filter { $0.involves(address, default: own) }
+        let confirmed = mine.filter { $0.height != nil }.sorted { $0.height! > $1.height! }
+        let mempool = mine.filter { $0.height == nil }
+        switch parts.dropFirst(2).first {
+        case nil:
             func stats(_ list: [Transaction]) -> [String: Any] {
-                ["tx_count": list.count, "funded_txo_count": list.filter { $0.received > 0 }.count, "funded_txo_sum": list.reduce(0) { $0 + $1.received },
-                 "spent_txo_count": list.filter { $0.spent > 0 }.count, "spent_txo_sum": list.reduce(0) { $0 + $1.spent }]
+                let funded = list.map { ($0.owner ?? own) == address ? $0.received : ($0.change?.address == address ? $0.change!.value : 0) }
+                let spent = list.map { ($0.owner ?? own) == address ? $0.spent : 0 }
+                return ["tx_count": list.count, "funded_txo_count": funded.filter { $0 > 0 }.count, "funded_txo_sum": funded.reduce(0, +),
+                        "spent_txo_count": spent.filter { $0 > 0 }.count, "spent_txo_sum": spent.reduce(0, +)]
             }
             return BlockbookStub.json(["address": address, "chain_stats": stats(confirmed), "mempool_stats": stats(mempool)])
-        case "/address/\(address)/txs":
-            return BlockbookStub.json((mempool.prefix(50) + confirmed.prefix(25)).map { json($0, address: address) })
-        default:
-            let chainPrefix = "/address/\(address)/txs/chain"
-            guard path.hasPrefix(chainPrefix) else { return HTTPStub.Response(status: 400, body: "Invalid Bitcoin address") }
-            let last = path.dropFirst(chainPrefix.count).drop { $0 == "/" }
+        case "txs" where parts.count == 3:
+            return BlockbookStub.json((mempool.prefix(50) + confirmed.prefix(25)).map { json($0, own: own) })
+        case "txs" where parts.count >= 4 && parts[3] == "chain":
+            let last = parts.count > 4 ? parts[4] : ""
             let after = last.isEmpty ? confirmed[...] : confirmed.drop { $0.txid != last }.dropFirst()
-            return BlockbookStub.json(after.prefix(25).map { json($0, address: address) })
+            return BlockbookStub.json(after.prefix(25).map { json($0, own: own) })
+        default:
+            return HTTPStub.Response(status: 400, body: "Invalid request")
         }
     }
 
-    private static func json(_ tx: Transaction, address: String) -> [String: Any] {
+    private static func json(_ tx: Transaction, own: String) -> [String: Any] {
         let other = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+        let address = tx.owner ?? own
         var vin: [[String: Any]] = [], vout: [[String: Any]] = []
         func output(_ to: String, _ value: Int) -> [String: Any] {
             ["scriptpubkey": "0014" + String(repeating: "cd", count: 20), "scriptpubkey_asm": "OP_0 OP_PUSHBYTES_20", "scriptpubkey_type": "v0_p2wpkh",
              "scriptpubkey_address": to, "value": value]
         }
         let fee = 500
+        let change = tx.change?.value ?? 0
         if tx.spent > 0 {
             vin.append(["txid": String(repeating: "a", count: 64), "vout": 0, "is_coinbase": false, "prevout": output(address, tx.spent),
                         "scriptsig": "", "scriptsig_asm": "", "witness": ["30440220"], "sequence": 4_294_967_293])
-            vout.append(output(other, tx.spent - fee - tx.received))
+            vout.append(output(other, tx.spent - fee - tx.received - change))
         } else {
             vin.append(["txid": String(repeating: "b", count: 64), "vout": 1, "is_coinbase": false, "prevout": output(other, tx.received + fee + 1000),
                         "scriptsig": "", "scriptsig_asm": "", "witness": ["30440220"], "sequence": 4_294_967_293])
             vout.append(output(other, 1000))
         }
         if tx.received > 0 { vout.append(output(address, tx.received)) }
+        if let change = tx.change { vout.append(output(change.address, change.value)) }
         var status: [String: Any] = ["confirmed": tx.height != nil]
         if let height = tx.height {
             status["block_height"] = height

@@ -224,7 +224,6 @@ import Testing
         stub.set(history, tip: tip)
         let daemon = try Self.daemon(["bitcoin": ("esplora", stub.url)])
         _ = try daemon.call("asset.create", ["name": "Savings", "currency": "BTC", "kind": "crypto"])
-        #expect(try daemon.failure("asset.watch", ["asset": "Savings", "chain": "bitcoin", "xpub": .string(Self.xpub)]).message.contains("blockbook"))
         _ = try daemon.call("asset.watch", ["asset": "Savings", "chain": "bitcoin", "addresses": [.string(address)], "min_confirmations": 3])
         let first = try #require(try daemon.call("asset.sync", ["asset": "Savings"])["assets"]?.arrayValue?.first)
         #expect(!stub.http.requests(to: "/txs/chain/" + String(format: "%064x", 1024)).isEmpty, "the walk asked for the page after the first 25")
@@ -322,6 +321,34 @@ import Testing
         #expect(synced["added"] == 7, "the answer is the running sync's own")
         #expect(stub.http.requests(to: "/api/").count == 1, "one sync, not two")
         #expect(stub.http.requests.filter { $0.query["details"] == "txs" && $0.query["page"] == "1" }.count == 1)
+    }
+
+    /// An extended key on Esplora: its addresses come from the key (BIP 84's published account:
+    /// receive 0 and 1, change 0), found by scanning each chain to 20 unused in a row.
+    @Test func anExtendedKeyOnEsploraFindsItsAddressesAndNetsASendWithChange() throws {
+        let zpub = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs"
+        let receive0 = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", receive1 = "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"
+        let change0 = "bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el"
+        let tip = 850_000
+        let stub = try EsploraStub(address: receive0, tip: tip)
+        stub.set([
+            .init(txid: String(repeating: "1", count: 64), height: tip - 100, time: Self.now - 86_400 * 3, received: 1_000_000, spent: 0),
+            .init(txid: String(repeating: "2", count: 64), height: tip - 50, time: Self.now - 86_400 * 2, received: 2_000_000, spent: 0, owner: receive1),
+            // 0.01 from receive 0: 0.006 away, 0.0039 back to change 0 (the fee is the stub's 500 sat plus 9,500 more away).
+            .init(txid: String(repeating: "3", count: 64), height: tip - 10, time: Self.now - 86_400, received: 0, spent: 1_000_000,
+                  change: (change0, 390_000)),
+        ], tip: tip)
+        let daemon = try Self.daemon(["bitcoin": ("esplora", stub.url)])
+        _ = try daemon.call("asset.create", ["name": "Wallet", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("asset.watch", ["asset": "Wallet", "chain": "bitcoin", "xpub": .string(zpub)])
+        let synced = try #require(try daemon.call("asset.sync", ["asset": "Wallet"])["assets"]?.arrayValue?.first)
+        #expect(synced["balance"] == "0.02390000", "\(synced)")
+        #expect(synced["reconciled"] == true)
+        let rows = try daemon.call("tx.list", ["asset": "Wallet"])["transactions"]?.arrayValue ?? []
+        #expect(rows.map { $0["amount"] } == ["-0.00610000", "0.02000000", "0.01000000"], "the send nets its change and fee")
+        // The scan asked about 20 unused addresses past the last used one on each chain, and no more.
+        let asked = Set(stub.http.requests.filter { $0.path.split(separator: "/").count == 3 }.map { $0.path })
+        #expect(asked.count == (2 + 20) + (1 + 20), "\(asked.count) addresses asked about")
     }
 
     static func btc(_ satoshi: Int) -> String {

@@ -41,13 +41,9 @@ enum WatchMethods {
             let chain = try Chain(name: try params.requiredString("chain"))
             let target = try WatchTarget(chain: chain, xpub: params.string("xpub"), addresses: params.strings("addresses") ?? [],
                                          token: params.string("token"), minConfirmations: params.int("min_confirmations") ?? 1)
-            guard let provider = context.liveConfig.current.chainProviders[chain.rawValue] else {
+            guard context.liveConfig.current.chainProviders[chain.rawValue] != nil else {
                 throw DomainError(.notConfigured, "no provider is configured for \(chain.rawValue): add [onchain.\(chain.rawValue)] with provider and url to the configuration, then reload",
                                   details: ["key": "onchain.\(chain.rawValue)"])
-            }
-            if target.xpub != nil, provider.kind == .esplora {
-                throw DomainError(.invalidWatch, "xpub: the \(chain.rawValue) provider is esplora, which watches addresses; an extended key needs a blockbook provider",
-                                  details: ["field": "xpub"])
             }
             let (asset, _, byHand) = try await database.watch(asset: try params.requiredString("asset"), target: target, now: context.clock.now())
             // The first sync starts now, in the background; asset.sync waits for it.

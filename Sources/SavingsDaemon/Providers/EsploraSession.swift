@@ -2,7 +2,9 @@ import Foundation
 import SavingsCore
 import SavingsRPC
 
-/// The Esplora REST API of electrs and mempool (Blockstream/esplora `API.md`): per address,
+/// The Esplora REST API of electrs and mempool (Blockstream/esplora `API.md`). An extended key is
+/// turned into its addresses here (`ExtendedPublicKey`, a gap limit of 20 on the receive and
+/// change chains). Per address,
 /// `GET /address/:address` (`chain_stats` with `funded_txo_sum` and `spent_txo_sum`),
 /// `GET /address/:address/txs` (up to 50 mempool transactions and the first 25 confirmed, newest
 /// first), then `GET /address/:address/txs/chain/:last_seen_txid` 25 at a time, and
@@ -39,6 +41,50 @@ final class EsploraSession: ChainSession {
     private final class ReadState: @unchecked Sendable {
         // Written by `listing` and read by `details`, one after the other in one sync.
         var transactions: [ChainTransaction] = []
+        /// The watched set: the addresses given, or every address of a key scanned.
+        var own: Set<String> = []
+    }
+
+    /// Unused addresses in a row after which a key's chain is taken to end (BIP 44's gap limit).
+    static let gapLimit: UInt32 = 20
+    /// Most addresses scanned on one of a key's chains.
+    static let maxIndex: UInt32 = 100_000
+
+    /// The addresses to walk with their stats: those given, or those of a key's receive and
+    /// change chains that have transactions, found by scanning each chain until `gapLimit`
+    /// unused addresses in a row.
+    private func addresses() async throws -> (walk: [(address: String, stats: JSONValue)], own: Set<String>) {
+        func stats(_ address: String) async throws -> JSONValue {
+            let stats = try ChainJSON.parse(try await http.get("\(base)/address/\(address)"), what: "address")
+            guard stats["chain_stats"] != nil else { throw ProviderFailure("the address answer has no chain_stats") }
+            return stats
+        }
+        guard let xpub = target.xpub else {
+            var walk: [(address: String, stats: JSONValue)] = []
+            for address in target.addresses { walk.append((address, try await stats(address))) }
+            return (walk, Set(target.addresses))
+        }
+        let account = try ExtendedPublicKey(xpub, chain: target.chain)
+        var walk: [(address: String, stats: JSONValue)] = []
+        var own = Set<String>()
+        for change: UInt32 in [0, 1] {
+            let branch = try account.child(change)
+            var unused: UInt32 = 0, index: UInt32 = 0
+            while unused < Self.gapLimit, index < Self.maxIndex {
+                defer { index += 1 }
+                guard let address = try? branch.child(index).address else { continue }
+                own.insert(address)
+                let found = try await stats(address)
+                let count = (found["chain_stats"]?["tx_count"]?.intValue ?? 0) + (found["mempool_stats"]?["tx_count"]?.intValue ?? 0)
+                if count > 0 {
+                    walk.append((address, found))
+                    unused = 0
+                } else {
+                    unused += 1
+                }
+            }
+        }
+        return (walk, own)
     }
 
     func listing(stored: Set<String>) async throws -> ChainListing {
@@ -49,9 +95,10 @@ final class EsploraSession: ChainSession {
         var listing = ChainListing(height: tip)
         var byID: [String: JSONValue] = [:]
         var order: [String] = []
-        for address in target.addresses {
-            let stats = try ChainJSON.parse(try await http.get("\(base)/address/\(address)"), what: "address")
-            guard let chain = stats["chain_stats"] else { throw ProviderFailure("the address answer has no chain_stats") }
+        let (walk, own) = try await addresses()
+        read.own = own
+        for (address, stats) in walk {
+            let chain = stats["chain_stats"] ?? .null
             let funded = try ChainJSON.amount(chain["funded_txo_sum"], decimals: target.chain.decimals, what: "funded_txo_sum")
             let spent = try ChainJSON.amount(chain["spent_txo_sum"], decimals: target.chain.decimals, what: "spent_txo_sum")
             listing.balance += funded - spent
@@ -108,7 +155,7 @@ final class EsploraSession: ChainSession {
     }
 
     func transaction(_ item: JSONValue, tip: Int) throws -> ChainTransaction {
-        let own = Set(target.addresses)
+        let own = read.own
         func mine(_ output: JSONValue?) -> Bool { output?["scriptpubkey_address"]?.stringValue.map(own.contains) == true }
         let txid = item["txid"]?.stringValue ?? ""
         let credits = try (item["vout"]?.arrayValue ?? []).filter { mine($0) }.map { try ChainJSON.units($0["value"], what: "an output's value") }

@@ -133,9 +133,6 @@ actor ChainSyncer {
         }
         let started = ContinuousClock.now
         do {
-            if watch.target.xpub != nil, provider.kind == .esplora {
-                throw ProviderFailure("an extended public key needs a blockbook provider; esplora watches addresses")
-            }
             let session = provider.session(watch.target, http: try client(for: provider.proxy))
             let outcome = try await run(session, watch: watch, progress: progress)
             settle(chain, failure: nil, config: config)
