@@ -104,19 +104,25 @@ enum Bech32 {
         return (prefix, Array(data.dropLast(6)), variant)
     }
 
-    /// Regroups bits (5-bit groups to bytes), refusing non-zero padding.
-    static func bytes(fromFiveBit data: ArraySlice<UInt8>) -> [UInt8]? {
+    /// Regroups bits (BIP 173's convertbits): 5-bit groups to bytes refusing non-zero padding, or
+    /// bytes to 5-bit groups padding the last one.
+    static func regroup(_ data: some Sequence<UInt8>, from: Int, to: Int, pad: Bool) -> [UInt8]? {
         var accumulator = 0, bits = 0
         var result: [UInt8] = []
+        let mask = (1 << to) - 1
         for value in data {
-            accumulator = ((accumulator << 5) | Int(value)) & 0xFFF
-            bits += 5
-            while bits >= 8 {
-                bits -= 8
-                result.append(UInt8((accumulator >> bits) & 0xFF))
+            accumulator = ((accumulator << from) | Int(value)) & 0xFFF
+            bits += from
+            while bits >= to {
+                bits -= to
+                result.append(UInt8((accumulator >> bits) & mask))
             }
         }
-        guard bits < 5, accumulator & ((1 << bits) - 1) == 0 else { return nil }
+        if pad {
+            if bits > 0 { result.append(UInt8((accumulator << (to - bits)) & mask)) }
+        } else {
+            guard bits < from, accumulator & ((1 << bits) - 1) == 0 else { return nil }
+        }
         return result
     }
 }

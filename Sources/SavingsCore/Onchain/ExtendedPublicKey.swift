@@ -119,17 +119,7 @@ extension Bech32 {
     /// A segwit address (version 0: bech32; later: bech32m).
     static func segwitAddress(prefix: String, version: UInt8, program: [UInt8]) -> String {
         let charset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l")
-        var data: [UInt8] = [version]
-        var accumulator = 0, bits = 0
-        for byte in program {
-            accumulator = ((accumulator << 8) | Int(byte)) & 0xFFF
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                data.append(UInt8((accumulator >> bits) & 31))
-            }
-        }
-        if bits > 0 { data.append(UInt8((accumulator << (5 - bits)) & 31)) }
+        let data = [version] + (regroup(program, from: 8, to: 5, pad: true) ?? [])
         let constant = (version == 0 ? Variant.bech32 : Variant.bech32m).constant
         let check = polymod(expand(prefix) + data + [0, 0, 0, 0, 0, 0]) ^ constant
         let checksum = (0..<6).map { UInt8((check >> (5 * (5 - UInt32($0)))) & 31) }

@@ -126,7 +126,7 @@ public struct WatchTarget: Sendable, Equatable {
             throw invalid(field, "'\(address)' is not a \(chain.rawValue) address")
         }
         guard decoded.prefix == prefix, let version = decoded.data.first, version <= 16,
-              let program = Bech32.bytes(fromFiveBit: decoded.data.dropFirst()), (2...40).contains(program.count) else {
+              let program = Bech32.regroup(decoded.data.dropFirst(), from: 5, to: 8, pad: false), (2...40).contains(program.count) else {
             throw invalid(field, "'\(address)' is not a valid \(chain.rawValue) segwit address")
         }
         // Version 0 is bech32 with a 20- or 32-byte program; later versions are bech32m (BIP 350).
