@@ -14,9 +14,7 @@ extension Wire {
             "last_sync_at": watch.lastSyncAt.map(timestamp) ?? .null,
             "last_error": .optional(watch.lastError),
             "height": watch.height.map { .int($0) } ?? .null,
-            "pending": .array(watch.pending.map { pending in
-                ["txid": .string(pending.txid), "amount": .string(asset.format(pending.amount)), "confirmations": .int(pending.confirmations)]
-            }),
+            "pending": pendingJSON(watch.pending, asset: asset),
             "reported_balance": watch.reportedBalance.map { .string(asset.format($0)) } ?? .null,
             "reconciled": watch.reconciled.map { .bool($0) } ?? .null,
         ]
@@ -31,14 +29,16 @@ extension Wire {
             "asset": ["id": id(asset.id), "name": .string(asset.name)],
             "added": .int(outcome.added),
             "removed": .array(outcome.removed.map { .string($0) }),
-            "pending": .array(outcome.pending.map { pending in
-                ["txid": .string(pending.txid), "amount": .string(asset.format(pending.amount)), "confirmations": .int(pending.confirmations)]
-            }),
+            "pending": pendingJSON(outcome.pending, asset: asset),
             "balance": .string(asset.format(outcome.balance)),
             "reported_balance": .string(asset.format(outcome.reportedBalance)),
             "reconciled": .bool(outcome.reconciled),
             "height": outcome.height.map { .int($0) } ?? .null,
         ]
+    }
+
+    static func pendingJSON(_ pending: [PendingTransaction], asset: Asset) -> JSONValue {
+        .array(pending.map { ["txid": .string($0.txid), "amount": .string(asset.format($0.amount)), "confirmations": .int($0.confirmations)] })
     }
 
     public static let watchSchema: JSONValue = [

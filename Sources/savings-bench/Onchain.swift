@@ -72,14 +72,13 @@ func onchainFigures(work: String, savingsd: String, transactions: Int) throws ->
 
 /// A loopback Blockbook serving one xpub account of `transactions` receives, its pages built
 /// once; it keeps the time it spends answering (from the request's end to the answer written).
-final class BlockbookPages: @unchecked Sendable {
+final class BlockbookPages: Sendable {
     static let xpub = "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8"
     static let pageSize = 1000
     let rows: [(txid: String, amount: String, date: String)]
-    private var pages: [String: ByteBuffer] = [:]
     private let serving = NIOLockedValueBox<Double>(0)
-    private var channel: (any Channel)?
-    var port: Int { channel?.localAddress?.port ?? 0 }
+    private let channel: any Channel
+    var port: Int { channel.localAddress?.port ?? 0 }
     var servingSeconds: Double { serving.withLockedValue { $0 } }
     func resetServing() { serving.withLockedValue { $0 = 0 } }
 
@@ -95,7 +94,9 @@ final class BlockbookPages: @unchecked Sendable {
             items.append(#"{"txid":"\#(txid)","version":2,"vin":[{"txid":"\#(String(repeating: "e", count: 64))","vout":0,"n":0,"addresses":["bc1qother"],"isAddress":true,"value":"\#(sats + 2000)"}],"vout":[{"value":"\#(sats)","n":0,"hex":"0014ab","addresses":["bc1qown\#(index % 40)"],"isAddress":true,"isOwn":true},{"value":"1000","n":1,"hex":"0014cd","addresses":["bc1qother"],"isAddress":true}],"blockHash":"\#(String(format: "%064x", tip - index))","blockHeight":\#(tip - index),"confirmations":\#(index + 1),"blockTime":\#(time),"size":225,"vsize":144,"value":"\#(sats + 1000)","valueIn":"\#(sats + 2000)","fees":"1000"}"#)
         }
         self.rows = rows
-        let total = rows.reduce(0) { $0 + 10_000 + Int($1.txid.suffix(6), radix: 16)! - 0xB00000 }
+        // Every receive is 10,000 sat plus its index.
+        let total = transactions * 10_000 + transactions * (transactions - 1) / 2
+        var pages: [String: ByteBuffer] = [:]
         let count = max(1, (transactions + Self.pageSize - 1) / Self.pageSize)
         for page in 1...count {
             let range = ((page - 1) * Self.pageSize)..<min(transactions, page * Self.pageSize)
@@ -115,7 +116,7 @@ final class BlockbookPages: @unchecked Sendable {
             .bind(host: "127.0.0.1", port: 0).wait()
     }
 
-    func close() { try? channel?.close().wait() }
+    func close() { try? channel.close().wait() }
 
     private final class Handler: ChannelInboundHandler {
         typealias InboundIn = HTTPServerRequestPart

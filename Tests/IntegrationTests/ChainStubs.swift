@@ -18,12 +18,12 @@ final class BlockbookStub: Sendable {
         var tokens: [[String: any Sendable]] = []
     }
 
+    typealias State = (accounts: [String: Account], height: Int, maxPageSize: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)
     let http: HTTPStub
-    private let state: NIOLockedValueBox<(accounts: [String: Account], height: Int, maxPageSize: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)>
+    private let state: NIOLockedValueBox<State>
 
     init(height: Int, maxPageSize: Int = 1000) throws {
-        let state = NIOLockedValueBox<(accounts: [String: Account], height: Int, maxPageSize: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)>(
-            ([:], height, maxPageSize, nil))
+        let state = NIOLockedValueBox<State>(([:], height, maxPageSize, nil))
         self.state = state
         http = try HTTPStub { request in Self.answer(request, state.withLockedValue { $0 }) }
     }
@@ -34,8 +34,7 @@ final class BlockbookStub: Sendable {
     /// Answers chosen requests differently (an outage, a 429).
     func failing(_ rule: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?) { state.withLockedValue { $0.fail = rule } }
 
-    private static func answer(_ request: HTTPStub.Request,
-                               _ state: (accounts: [String: Account], height: Int, maxPageSize: Int, fail: (@Sendable (HTTPStub.Request) -> HTTPStub.Response?)?)) -> HTTPStub.Response {
+    private static func answer(_ request: HTTPStub.Request, _ state: State) -> HTTPStub.Response {
         if let response = state.fail?(request) { return response }
         if request.path == "/api/" || request.path == "/api" {
             return json(["blockbook": ["coin": "Bitcoin", "bestHeight": state.height, "inSync": true],

@@ -100,26 +100,25 @@ actor ChainSyncer {
         proxied = [:]
     }
 
+    /// A block explorer's page of a thousand transactions is several megabytes.
+    static let maxAnswer = 64 << 20
+
+    /// The daemon's client, or one made (once) for a configured proxy.
     private func client(for proxy: String?) throws -> ProviderHTTP {
-        var chainHTTP = http
-        chainHTTP.maxBody = 64 << 20
-        guard let proxy else { return chainHTTP }
-        if let known = proxied[proxy] {
-            chainHTTP = ProviderHTTP(client: known, maxBody: chainHTTP.maxBody)
-            return chainHTTP
-        }
+        guard let proxy else { return ProviderHTTP(client: http.client, maxBody: Self.maxAnswer) }
+        if let known = proxied[proxy] { return ProviderHTTP(client: known, maxBody: Self.maxAnswer) }
         guard let url = URL(string: proxy), let host = url.host, let port = url.port else { throw Failure(description: "the proxy '\(proxy)' is not host:port") }
         var configuration = ProviderHTTP.configuration
         configuration.proxy = url.scheme?.hasPrefix("socks") == true ? .socksServer(host: host, port: port) : .server(host: host, port: port)
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration, backgroundActivityLogger: logger)
         proxied[proxy] = client
-        return ProviderHTTP(client: client, maxBody: chainHTTP.maxBody)
+        return ProviderHTTP(client: client, maxBody: Self.maxAnswer)
     }
 
     private func perform(_ assetID: UUID, progress: Progress?) async -> Result<ChainSyncOutcome, Failure> {
         let database = context.database
         let config = context.liveConfig.current
-        guard let watch = try? await database.watches()[assetID] else {
+        guard let found = try? await database.watch(asset: assetID.uuidString), let watch = found.1 else {
             return .failure(Failure(description: "the asset is not watching a chain"))
         }
         let chain = watch.target.chain
@@ -141,16 +140,15 @@ actor ChainSyncer {
                 "pending": "\(outcome.pending.count)", "reconciled": "\(outcome.reconciled)",
                 "ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",
             ])
-            var data: [String: JSONValue] = [
+            let data: JSONValue = [
                 "asset": Wire.id(assetID), "added": .int(outcome.added), "removed": .array(outcome.removed.map { .string($0) }),
-                "pending": .int(outcome.pending.count), "reconciled": .bool(outcome.reconciled),
+                "pending": .int(outcome.pending.count), "reconciled": .bool(outcome.reconciled), "balance": .string(Amount.plainText(outcome.balance)),
             ]
-            data["balance"] = .string(Amount.plainText(outcome.balance))
             if outcome.added > 0 || !outcome.removed.isEmpty {
                 context.events.publish("data.changed", ["method": "asset.sync", "asset": Wire.id(assetID)])
                 await changed()
             }
-            context.events.publish("asset.synced", .object(data))
+            context.events.publish("asset.synced", data)
             return .success(outcome)
         } catch {
             let reason = (error as? ProviderFailure)?.description ?? (error as? DomainError)?.message ?? "the sync could not be stored"
