@@ -23,11 +23,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        // Pure rules; swift-crypto for the SHA-256 of base58check addresses and keys.
-        .target(name: "SavingsCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        // Pure rules; swift-crypto for the SHA-256 of base58check addresses and keys, TOMLKit
+        // for the import rules files.
+        .target(
+            name: "SavingsCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: strict),
         .target(
             name: "SavingsStore",
             dependencies: ["SavingsCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],

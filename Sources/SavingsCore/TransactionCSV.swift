@@ -21,8 +21,16 @@ public struct CSVTokenizer: Sendable {
     private var fieldStarted = false
     private var pendingCR = false
     public private(set) var oversized: Int?
+    private let separator: UInt8
+    private let encoding: ImportRules.Encoding
 
-    public init() {}
+    /// A tokenizer of fields split by `separator` in `encoding`, whose first line is `line`.
+    public init(separator: UInt8 = UInt8(ascii: ","), encoding: ImportRules.Encoding = .utf8, line: Int = 1) {
+        self.separator = separator
+        self.encoding = encoding
+        self.line = line
+        recordLine = line
+    }
 
     /// Feeds bytes; returns the records completed by them.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Record] {
@@ -42,6 +50,10 @@ public struct CSVTokenizer: Sendable {
                 }
                 continue
             }
+            if byte == separator {
+                endField()
+                continue
+            }
             switch byte {
             case 0x22 where quoteSeen:
                 // A doubled quote inside a quoted field.
@@ -51,8 +63,6 @@ public struct CSVTokenizer: Sendable {
             case 0x22 where !fieldStarted:
                 inQuotes = true
                 fieldStarted = true
-            case 0x2C:
-                endField()
             case 0x0D, 0x0A:
                 pendingCR = byte == 0x0D
                 if let record = endRecord() { records.append(record) }
@@ -82,7 +92,7 @@ public struct CSVTokenizer: Sendable {
     }
 
     private mutating func endField() {
-        fields.append(String(decoding: field, as: UTF8.self))
+        fields.append(encoding.text(field))
         field.removeAll(keepingCapacity: true)
         fieldStarted = false
         quoteSeen = false

@@ -2,11 +2,41 @@ import Foundation
 import GRDB
 import SavingsCore
 
-/// What a `tx.import` did.
+/// What a `tx.import` did (or, in a dry run, would do).
 public struct CSVImportResult: Sendable, Equatable {
     public struct Problem: Error, Sendable, Equatable {
         public var line: Int
         public var reason: String
+    }
+
+    /// One asset's share of the file.
+    public struct AssetSummary: Sendable, Equatable {
+        public var assetID: String
+        public var name: String
+        /// The file's codes for it (an asset column's values).
+        public var codes: [String] = []
+        public var rows = 0
+        public var inserted = 0
+        public var alreadyPresent = 0
+        /// Rows a rule skipped (or that move nothing).
+        public var skipped = 0
+        public var autoAllocated = 0
+        /// The amounts of its rows in the file, new and already present (with rules or in a dry run).
+        public var total: Decimal = 0
+        /// What rows skipped by rule moved in the file's running balance.
+        public var skippedAmount: Decimal = 0
+        public var balanceChecked = false
+    }
+
+    /// A row as it would be stored (a dry run's first rows).
+    public struct PreviewRow: Sendable, Equatable {
+        public var line: Int
+        public var asset: String
+        public var date: String
+        public var amount: String
+        public var note: String?
+        public var externalID: String
+        public var alreadyPresent: Bool
     }
 
     public var inserted = 0
@@ -17,108 +47,123 @@ public struct CSVImportResult: Sendable, Equatable {
     public var problems: [Problem] = []
     public var problemCount = 0
     public var rows = 0
+    public var skipped = 0
+    public var assets: [AssetSummary] = []
+    /// The file's asset codes without an asset, and their rows (skipped).
+    public var unmapped: [String: Int] = [:]
+    public var preview: [PreviewRow] = []
+    public var dryRun = false
+    /// Nothing was written because of a problem (a bad row without `partial`, or a running
+    /// balance that disagrees).
+    public var refused = false
 }
 
-/// A file an import reads: a path the daemon opens itself, or bytes the caller sent over the
-/// connection (already held by the daemon). Problems name it and the parameter that brought it.
-public struct ImportFile: Sendable {
-    /// How messages name the file: its path, or "the upload".
-    public let name: String
-    /// The parameter that brought it (`path` or `upload`).
-    public let field: String
-    /// Its size in bytes, when known: how many rows to expect.
-    public let size: Int?
-    let open: @Sendable () throws -> FileHandle?
+/// How `tx.import` reads and writes a file.
+public struct ImportOptions: Sendable {
+    /// The asset of a file without an asset column.
+    public var asset: String?
+    public var rules: ImportRules?
+    public var partial = false
+    /// Read, check and count everything; write nothing.
+    public var dryRun = false
+    public var balanceCheck = true
+    public static let previewRows = 20
 
-    public init(name: String, field: String, size: Int?, open: @escaping @Sendable () throws -> FileHandle?) {
-        self.name = name
-        self.field = field
-        self.size = size
-        self.open = open
+    public init(asset: String?, rules: ImportRules? = nil, partial: Bool = false, dryRun: Bool = false, balanceCheck: Bool = true) {
+        self.asset = asset
+        self.rules = rules
+        self.partial = partial
+        self.dryRun = dryRun
+        self.balanceCheck = balanceCheck
     }
-
-    public static func path(_ path: String) -> ImportFile {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
-        return ImportFile(name: path, field: "path", size: size) { FileHandle(forReadingAtPath: path) }
-    }
-
-    /// Rows likely in the file: a typical row (a date, an amount, a short note) is about 24 bytes.
-    var expectedRows: Int { (size ?? 0) / 24 }
 }
 
-/// Streams an import file's rows in bounded memory: one chunk, one record at a time.
-struct CSVFileRows: Sendable {
-    let file: ImportFile
-    let format: @Sendable (CSVTokenizer.Record) throws -> TransactionCSVFormat
-    static let chunkSize = 256 * 1024
+/// One asset an import writes into, with what it has written so far.
+private final class ImportTarget {
+    let asset: AssetRecord
+    var allocator: DepositAllocator
+    var chunk = ImportChunk()
+    var summary: CSVImportResult.AssetSummary
+    var balance: RunningBalanceCheck?
 
-    /// Calls `body` with each data row (or its problem), in file order.
-    func forEach(_ body: (Result<TransactionCSVRow, CSVImportResult.Problem>) throws -> Void) throws {
-        let field = file.field, name = file.name
-        guard let handle = try file.open() else {
-            throw DomainError.invalidField(field, "cannot read \(name)")
-        }
-        defer { try? handle.close() }
-        var tokenizer = CSVTokenizer()
-        var rowFormat: TransactionCSVFormat?
-        func take(_ record: CSVTokenizer.Record) throws {
-            guard rowFormat != nil else {
-                do {
-                    rowFormat = try format(record)
-                } catch let error as DomainError where error.details["field"] == "path" && field != "path" {
-                    throw DomainError.invalidField(field, String(error.message.dropFirst("path: ".count)))
-                }
-                return
-            }
-            do {
-                try body(.success(try rowFormat!.row(record)))
-            } catch let error as DomainError {
-                try body(.failure(.init(line: record.line, reason: error.message)))
-            }
-        }
-        while true {
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: Self.chunkSize) ?? Data()
-            } catch {
-                throw DomainError.invalidField(field, "cannot read \(name)")
-            }
-            if chunk.isEmpty { break }
-            for record in tokenizer.feed(chunk) { try take(record) }
-            if let line = tokenizer.oversized {
-                throw DomainError.invalidField(field, "line \(line): a field is longer than \(CSVTokenizer.maxFieldBytes) bytes")
-            }
-        }
-        if tokenizer.unterminatedQuote { throw DomainError.invalidField(field, "the file ends inside a quoted field") }
-        if let last = tokenizer.finish() { try take(last) }
-        if rowFormat == nil { throw DomainError.invalidField(field, "the file is empty (expected a header: date,amount[,note,external_id])") }
+    init(asset: AssetRecord, now: Date, checkBalance: Bool, _ db: Database) throws {
+        self.asset = asset
+        allocator = try DepositAllocator(asset: asset, now: now, db)
+        summary = CSVImportResult.AssetSummary(assetID: asset.id, name: asset.name)
+        balance = checkBalance ? RunningBalanceCheck() : nil
+        summary.balanceChecked = checkBalance
     }
 }
 
 extension SavingsDatabase {
-    /// Imports a CSV file of transactions into one asset. Rows already present are skipped, so
-    /// importing the same file again inserts nothing. Without `partial`, any bad row refuses
-    /// the whole file (nothing written) and every problem is reported with its line; with it,
-    /// the good rows are imported and the bad ones reported. Deposits auto-allocate as `tx.add`.
-    ///
-    /// The file is read once, inside the write: rows go in a chunk at a time, and a refused
-    /// file's transaction is rolled back (after its first problem the rest is only checked).
+    /// Imports a CSV file of transactions into one asset (see `importTransactions(file:options:...)`).
     public func importTransactions(asset reference: String, path: String, partial: Bool, now: Date, timeZone: TimeZone,
                                    progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
-        try await importTransactions(asset: reference, file: .path(path), partial: partial, now: now, timeZone: timeZone, progress: progress)
+        try await importTransactions(file: .path(path), options: ImportOptions(asset: reference, partial: partial), now: now,
+                                     timeZone: timeZone, progress: progress)
     }
 
     /// `importTransactions(asset:path:...)` over any `ImportFile` (a path, or an upload).
     public func importTransactions(asset reference: String, file: ImportFile, partial: Bool, now: Date, timeZone: TimeZone,
                                    progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
+        try await importTransactions(file: file, options: ImportOptions(asset: reference, partial: partial), now: now,
+                                     timeZone: timeZone, progress: progress)
+    }
+
+    /// Imports a CSV file of transactions: into `options.asset`, or with rules whose asset
+    /// column names each row's asset, into several. Rows already present are skipped, so
+    /// importing the same file again inserts nothing. Without `partial`, any bad row refuses
+    /// the whole file (nothing written) and every problem is reported with its line; with it,
+    /// the good rows are imported and the bad ones reported. A running balance column that
+    /// disagrees refuses the file either way. Deposits auto-allocate as `tx.add`. A dry run
+    /// does all of it and rolls back.
+    ///
+    /// The file is read once, inside the write: rows go in a chunk at a time, and a refused
+    /// file's transaction is rolled back (after its first problem the rest is only checked).
+    public func importTransactions(file: ImportFile, options: ImportOptions, now: Date, timeZone: TimeZone,
+                                   progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)? = nil) async throws -> CSVImportResult {
         let now = Timestamp.truncatedToMilliseconds(now)
         // Where a large count of identical rows goes (beside the database; a database in memory: /tmp).
         let directory = writer.path.hasPrefix("/") ? (writer.path as NSString).deletingLastPathComponent : NSTemporaryDirectory()
-        let rows = CSVFileRows(file: file) { try TransactionCSVFormat(header: $0, timeZone: timeZone, now: now) }
+        let rows = CSVFileRows(file: file, rules: options.rules, now: now, timeZone: timeZone)
+        let checkBalance = options.balanceCheck && options.rules?.balance != nil
+        // Totals per asset and the preview cost a little per row: only where they are shown.
+        let detailed = options.rules != nil || options.dryRun
+        let partial = options.partial
         let result = try await bulkWrite { db -> BulkWriteOutcome<CSVImportResult> in
-            let asset = try Self.resolveAsset(reference, db)
-            try Self.refuseIfWatched(assetID: asset.id, db)
-            var allocator = try DepositAllocator(asset: asset, now: now, db)
+            var targets: [ImportTarget] = []
+            var byReference: [String: ImportTarget] = [:]
+            var last: (reference: String?, target: ImportTarget)?
+            /// The asset a row names (nil: the import's), resolved once.
+            func target(_ reference: String?, code: String?) throws -> ImportTarget {
+                if let last, last.reference == reference { return last.target }
+                let key = reference ?? ""
+                if let known = byReference[key] {
+                    last = (reference, known)
+                    return known
+                }
+                guard let name = reference ?? options.asset else {
+                    throw DomainError.invalidField("asset", "the file's rows name no asset: give asset, or rules with an asset column")
+                }
+                let asset: AssetRecord
+                do {
+                    asset = try Self.resolveAsset(name, db)
+                } catch let error as DomainError where error.kind == .notFound && code != nil {
+                    throw DomainError(.notFound, "no asset matches '\(name)' (the rules map the file's '\(code!)' to it)",
+                                      details: ["reference": name])
+                }
+                let found: ImportTarget
+                if let same = targets.first(where: { $0.asset.id == asset.id }) {
+                    found = same
+                } else {
+                    try Self.refuseIfWatched(assetID: asset.id, db)
+                    found = try ImportTarget(asset: asset, now: now, checkBalance: checkBalance, db)
+                    targets.append(found)
+                }
+                byReference[key] = found
+                last = (reference, found)
+                return found
+            }
             // How many rows of this file had each content hash so far (about 11 bytes a row
             // without an external_id). Two different rows whose hashes share the first 64 bits
             // only number the second one's key; the same file gives the same keys every time.
@@ -127,28 +172,55 @@ extension SavingsDatabase {
             // in memory (about 11 bytes a row) up to 16 MiB, then in a file beside the database.
             var seen: OccurrenceCounter?
             var result = CSVImportResult()
-            var chunk = ImportChunk()
+            result.dryRun = options.dryRun
+            var previewLines = Set<Int>()
             var ids = StoreKey.TimeOrderedSequence(at: now)
             let createdAt = Timestamp.format(now)
-            func flush() throws {
-                try chunk.flush(into: db, assetID: asset.id, createdAt: createdAt, ids: &ids) { entry, inserted in
+            func flush(_ target: ImportTarget) throws {
+                try target.chunk.flush(into: db, assetID: target.asset.id, createdAt: createdAt, ids: &ids) { entry, inserted in
+                    if detailed, previewLines.contains(entry.row.line) {
+                        result.preview.append(.init(line: entry.row.line, asset: target.asset.name, date: entry.row.dateText,
+                                                    amount: entry.row.amountText, note: entry.row.note, externalID: entry.key,
+                                                    alreadyPresent: !inserted))
+                    }
                     guard inserted else {
                         result.alreadyPresent += 1
+                        target.summary.alreadyPresent += 1
                         return
                     }
                     result.inserted += 1
-                    try allocator.inserted(amount: entry.row.amount, date: entry.row.date, db)
+                    target.summary.inserted += 1
+                    try target.allocator.inserted(amount: entry.row.amount, date: entry.row.date, db)
                 }
             }
             try rows.forEach { parsed in
                 result.rows += 1
                 if result.rows % 10_000 == 0 { progress?("importing", result.rows) }
                 let row: TransactionCSVRow
+                let into: ImportTarget
                 switch parsed {
                 case .failure(let problem):
                     result.record(problem)
                     return
-                case .success(let good): row = good
+                case .success(.skipped(let line, let asset, let code, let date, let amount, let balance)):
+                    result.skipped += 1
+                    guard let asset else {
+                        if let code { result.unmapped[code, default: 0] += 1 }
+                        return
+                    }
+                    let target = try target(asset, code: code)
+                    target.summary.skipped += 1
+                    if let amount { target.balance?.add(line: line, date: date, amount: amount, balance: balance, skipped: true) }
+                    return
+                case .success(.row(let good, let asset, let code, let balance)):
+                    row = good
+                    into = try target(asset, code: code)
+                    into.balance?.add(line: row.line, date: row.date, amount: row.amount, balance: balance, skipped: false)
+                    into.summary.rows += 1
+                    if detailed {
+                        into.summary.total += row.amount
+                        if let code, !into.summary.codes.contains(code) { into.summary.codes.append(code) }
+                    }
                 }
                 // A file that will be refused writes nothing more: the rest is only checked.
                 if !partial, result.problemCount > 0 { return }
@@ -169,24 +241,49 @@ extension SavingsDatabase {
                     }
                     key = TransactionCSVRow.contentKey(hash, repeat: try seen!.next(hash.0))
                 }
-                chunk.append(row, key: key)
-                if chunk.isFull { try flush() }
+                if detailed, previewLines.count < ImportOptions.previewRows { previewLines.insert(row.line) }
+                into.chunk.append(row, key: key)
+                if into.chunk.isFull { try flush(into) }
             }
-            if !partial, result.problemCount > 0 {
+            for target in targets {
+                guard let check = target.balance, let oldest = check.oldestDate else { continue }
+                target.summary.skippedAmount = check.skippedAmount
+                let opening = try Self.balance(assetID: target.asset.id, at: oldest.addingTimeInterval(-0.001), db)
+                if let mismatch = check.verdict(opening: opening) {
+                    result.record(.init(line: mismatch.line, reason: Self.balanceMismatch(mismatch, asset: target.asset.name, oldest: oldest)))
+                    result.refused = true
+                }
+            }
+            result.refused = result.refused || (!partial && result.problemCount > 0)
+            result.problems.sort { $0.line < $1.line }
+            if result.refused, !options.dryRun {
                 var refused = CSVImportResult()
                 refused.rows = result.rows
                 refused.problems = result.problems
                 refused.problemCount = result.problemCount
+                refused.refused = true
                 return .rollback(refused)
             }
-            try flush()
-            try allocator.apply(timeZone: timeZone, db)
-            result.autoAllocated = allocator.allocated
+            for target in targets {
+                try flush(target)
+                try target.allocator.apply(timeZone: timeZone, db)
+                target.summary.autoAllocated = target.allocator.allocated
+                result.autoAllocated += target.allocator.allocated
+            }
+            result.assets = targets.map(\.summary)
+            result.preview.sort { $0.line < $1.line }
             progress?("importing", result.rows)
-            return .commit(result)
+            return options.dryRun ? .rollback(result) : .commit(result)
         }
         MemoryRelease.returnFreedMemory()
         return result
+    }
+
+    /// Why a running balance refuses a file.
+    private static func balanceMismatch(_ mismatch: RunningBalanceCheck.Mismatch, asset: String, oldest: Date) -> String {
+        "balance: the file says \(Amount.plainText(mismatch.found)) after this row, but \(asset) would hold "
+            + "\(Amount.plainText(mismatch.expected)) (its balance before \(Timestamp.format(oldest)), the file's oldest row, "
+            + "plus the file's rows up to here); import the missing rows first, or import with balance_check false (--no-balance-check)"
     }
 }
 

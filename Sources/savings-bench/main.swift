@@ -19,7 +19,7 @@ signal(SIGPIPE, SIG_IGN)
 let arguments = CommandLine.arguments
 let smoke = arguments.contains("--smoke")
 let keep = arguments.contains("--keep")
-let output = arguments.firstIndex(of: "--output").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let output: String? = arguments.firstIndex(of: "--output").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 let size = smoke ? DatasetSize.smoke : DatasetSize.full
 let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 let savingsd = binaries + "/savingsd"

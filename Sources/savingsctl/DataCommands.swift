@@ -84,27 +84,59 @@ struct ImportCommand: ParsableCommand {
 extension TxCommand {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "import", abstract: "Import transactions from a CSV file: date,amount[,note,external_id].",
-            discussion: "Importing the same file again inserts nothing. A bad row refuses the file unless --partial.")
+            commandName: "import", abstract: "Import transactions from a CSV file: date,amount[,note,external_id], or any export through rules.",
+            discussion: """
+                Importing the same file again inserts nothing. A bad row refuses the file unless --partial.
+                A bank's or exchange's own export is read through rules: a preset (kraken-ledgers, coinbase, \
+                binance-deposits, generic-bank-de) or a rules file (TOML). Try it with --dry-run first.
+                  savingsctl tx import ledgers.csv --rules kraken-ledgers --map XXBT="Kraken BTC" --dry-run
+                  savingsctl tx import Girokonto umsaetze.csv --rules generic-bank-de
+                """)
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Asset name or id.") var asset: String
-        @Argument(help: "The CSV file (- reads standard input).") var file: String
+        @Argument(help: ArgumentHelp("[ASSET] FILE: the asset's name or id (unless the rules name each row's asset), then the CSV file (- reads standard input).",
+                                     valueName: "asset-and-file"))
+        var arguments: [String]
+        @Option(help: ArgumentHelp("A preset's name, or a rules file: one here is sent with the file; an absolute path savingsctl cannot read is the daemon's.",
+                                   valueName: "name-or-path"))
+        var rules: String?
+        @Option(name: .customLong("map"), help: ArgumentHelp("The file's asset code and the asset it is (repeatable).", valueName: "CODE=ASSET"))
+        var mappings: [String] = []
+        @Flag(help: "Read and check the file, show the first rows as they would be stored and the totals per asset; write nothing.")
+        var dryRun = false
+        @Flag(help: "Do not check the rules' running balance column.") var noBalanceCheck = false
         @Flag(help: "Import the good rows and report the bad ones.") var partial = false
+
+        func validate() throws {
+            guard (1...2).contains(arguments.count) else { throw ValidationError("give the file, after the asset's name when the rules do not name one") }
+            for mapping in mappings where !mapping.contains("=") { throw ValidationError("--map takes CODE=ASSET, got '\(mapping)'") }
+        }
 
         func run() throws {
             let session = try ClientSession(global)
+            let file = arguments.last!
+            var params: [String: JSONValue] = ["partial": .bool(partial), "dry_run": .bool(dryRun)]
+            if arguments.count == 2 { params["asset"] = .string(arguments[0]) }
+            if noBalanceCheck { params["balance_check"] = false }
+            if let rules {
+                // A rules file savingsctl can read travels with the call: the daemon may not see it.
+                if FileManager.default.isReadableFile(atPath: rules), let text = try? String(contentsOfFile: rules, encoding: .utf8) {
+                    params["rules_text"] = .string(text)
+                } else {
+                    params["rules"] = .string(rules)
+                }
+            }
+            if !mappings.isEmpty {
+                params["assets"] = .object(Dictionary(mappings.map { mapping in
+                    let parts = mapping.split(separator: "=", maxSplits: 1)
+                    return (String(parts[0]), JSONValue.string(parts.count > 1 ? String(parts[1]) : ""))
+                }) { _, last in last })
+            }
             // On a terminal, a progress bar on standard error (the file's lines give the total).
-            let params: [String: JSONValue] = ["asset": .string(asset), "partial": .bool(partial)]
             let lines = isatty(STDERR_FILENO) == 1 && file != "-" ? Self.lineCount(file).map { max(0, $0 - 1) } : nil
             let result = try session.upload("tx.import", params, file: file, unit: "rows", total: lines)
-            session.output(result) { result in
-                var text = "\(Render.text(result["imported"])) imported, \(Render.text(result["already_present"])) already present"
-                    + " (\(Render.text(result["rows"])) rows; \(Render.text(result["auto_allocated"])) allocated automatically)"
-                for problem in result["problems"]?.arrayValue ?? [] {
-                    text += "\nline \(Render.text(problem["line"])): \(Render.text(problem["reason"]))"
-                }
-                return text
-            }
+            session.output(result) { Views.importResult($0, style: .standardOutput) }
+            // A dry run that finds the file would be refused says so in its exit status too.
+            if result["refused"] == true { throw ExitCode(1) }
         }
 
         /// Newlines in the file, read in chunks; nil when unreadable (the bar then counts only).

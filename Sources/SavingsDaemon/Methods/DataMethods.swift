@@ -119,55 +119,7 @@ enum DataMethods {
             return .object(result)
         }
 
-        registry.register(MethodSpec(
-            "tx.import", summary: "Import an asset's transactions from a CSV file (date,amount[,note,external_id]); idempotent.",
-            params: [
-                .required("asset", .reference, "the asset's id or name"),
-                .optional("path", .string, "the CSV file, a path on the daemon's side (header line first; dates YYYY-MM-DD or ISO 8601; decimal point '.')"),
-                Transfer.uploadParam("the CSV file"),
-                .optional("format", .string, "\"csv\" (the only format)"),
-                .optional("partial", .boolean, "import the good rows and report the bad ones (default: a bad row refuses the file)"),
-                .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase, done}} while it runs"),
-            ],
-            result: ResultSpec("import", "{\"rows\", \"imported\", \"already_present\", \"auto_allocated\", \"problems\"}",
-                               schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
-            try await importTransactions(params, call: call, context: context)
-        }
-    }
-
-    /// `tx.import`: a refused file is an error listing the first problems with their lines.
-    static func importTransactions(_ params: Params, call: CallContext, context: DaemonContext) async throws -> JSONValue {
-        let database = context.database
-        if let format = params.string("format"), format.lowercased() != "csv" {
-            throw DomainError.invalidField("format", "'\(format)' is not a supported format (csv)")
-        }
-        let partial = params.bool("partial") ?? false
-        let asset = try params.requiredString("asset")
-        var progress: (@Sendable (String, Int) -> Void)?
-        if params.bool("progress") == true {
-            progress = { @Sendable phase, rows in call.progress("tx.import", phase: phase, done: rows) }
-        }
-        // An unknown asset is refused before the caller sends a byte.
-        if params.has("upload") { _ = try await database.asset(asset) }
-        let file = try await IncomingFile.take(params, call: call, method: "tx.import", maxBytes: .max, context: context)
-        let result = try await database.importTransactions(
-            asset: asset, file: file.importFile, partial: partial,
-            now: context.clock.now(), timeZone: context.timeZone,
-            progress: progress)
-        if !partial, result.problemCount > 0 {
-            let shown = result.problems.prefix(10).map { "line \($0.line): \($0.reason)" }.joined(separator: "; ")
-            let more = result.problemCount > 10 ? "; and \(result.problemCount - 10) more" : ""
-            throw DomainError(.invalidField, "nothing was imported: \(shown)\(more) (fix the file, or pass partial: true)",
-                              details: ["field": file.field, "problems": String(result.problemCount), "first_line": String(result.problems[0].line)])
-        }
-        if result.inserted > 0 {
-            context.events.publish("tx.imported", ["asset": .string(asset), "count": .int(result.inserted)])
-        }
-        return [
-            "rows": .int(result.rows), "imported": .int(result.inserted), "already_present": .int(result.alreadyPresent),
-            "auto_allocated": .int(result.autoAllocated), "problem_count": .int(result.problemCount),
-            "problems": .array(result.problems.map { ["line": .int($0.line), "reason": .string($0.reason)] }),
-        ]
+        TransactionImport.register(into: &registry, context: context)
     }
 
     static func absolutePath(_ params: Params) throws -> String {

@@ -1,0 +1,146 @@
+import Foundation
+
+/// A date format of an import's rules, in the letters of Unicode date patterns (those
+/// DateFormatter and Java use): "dd.MM.yyyy", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss 'UTC'";
+/// or "iso8601" (also "YYYY-MM-DD" alone). Parsed by hand: exact, and quick per row.
+public struct DatePattern: Sendable, Equatable {
+    enum Token: Sendable, Equatable {
+        case year(digits: Int)
+        case month(digits: Int)
+        case day(digits: Int)
+        case hour(digits: Int)
+        case minute
+        case second
+        /// A run of S: a fraction of a second of any length.
+        case fraction
+        case literal(String)
+    }
+
+    public let source: String
+    let tokens: [Token]?
+
+    public static let iso8601 = DatePattern(source: "iso8601", tokens: nil)
+
+    private init(source: String, tokens: [Token]?) {
+        self.source = source
+        self.tokens = tokens
+    }
+
+    public init(parsing source: String, key: String) throws {
+        if source.lowercased() == "iso8601" {
+            self = .iso8601
+            return
+        }
+        func fail(_ reason: String) -> DomainError { DomainError.invalidField("rules", "\(key): \"\(source)\" \(reason)") }
+        var tokens: [Token] = []
+        let chars = Array(source)
+        var index = 0
+        while index < chars.count {
+            let char = chars[index]
+            var run = 1
+            while index + run < chars.count, chars[index + run] == char { run += 1 }
+            switch char {
+            case "'":
+                guard let close = chars[(index + 1)...].firstIndex(of: "'") else { throw fail("has a ' without its closing '") }
+                tokens.append(.literal(close == index + 1 ? "'" : String(chars[(index + 1)..<close])))
+                index = close + 1
+                continue
+            case "y":
+                guard run == 4 || run == 2 else { throw fail("needs yyyy or yy for the year") }
+                tokens.append(.year(digits: run))
+            case "M":
+                guard run <= 2 else { throw fail("has \(String(repeating: "M", count: run)): month names are not supported, use MM") }
+                tokens.append(.month(digits: run))
+            case "d":
+                guard run <= 2 else { throw fail("needs dd or d for the day") }
+                tokens.append(.day(digits: run))
+            case "H":
+                guard run <= 2 else { throw fail("needs HH or H for the hour") }
+                tokens.append(.hour(digits: run))
+            case "m":
+                guard run == 2 else { throw fail("needs mm for minutes") }
+                tokens.append(.minute)
+            case "s":
+                guard run == 2 else { throw fail("needs ss for seconds") }
+                tokens.append(.second)
+            case "S": tokens.append(.fraction)
+            case _ where char.isLetter:
+                throw fail("uses '\(char)', which savingsd does not read (yyyy yy MM M dd d HH H mm ss S, 'text')")
+            default:
+                tokens.append(.literal(String(repeating: char, count: run)))
+            }
+            index += run
+        }
+        guard tokens.contains(where: { if case .year = $0 { true } else { false } }),
+              tokens.contains(where: { if case .month = $0 { true } else { false } }),
+              tokens.contains(where: { if case .day = $0 { true } else { false } }) else {
+            throw fail("must have a year, a month and a day")
+        }
+        self.init(source: source, tokens: tokens)
+    }
+
+    /// The instant a field names, in `calendar`'s zone; nil when the field does not fit.
+    public func date(_ field: String, calendar: Calendar) -> Date? {
+        guard let tokens else {
+            if field.utf8.count == 10, let day = try? CalendarDate(parsing: field, field: "date") {
+                return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))
+            }
+            return try? Timestamp.parse(field, field: "date")
+        }
+        var bytes = Array(field.utf8)[...]
+        var parts = DateComponents()
+        parts.hour = 0
+        parts.minute = 0
+        parts.second = 0
+        var nanoseconds = 0
+        func number(_ digits: Int) -> Int? {
+            // "d" and "M" take one or two digits, as many as there are.
+            let taken = digits == 1 ? min(2, bytes.prefix(while: { $0 >= 48 && $0 <= 57 }).count) : digits
+            guard taken >= 1, bytes.count >= taken else { return nil }
+            var value = 0
+            for byte in bytes.prefix(taken) {
+                guard byte >= 48 && byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            bytes = bytes.dropFirst(taken)
+            return value
+        }
+        for token in tokens {
+            switch token {
+            case .year(let digits):
+                guard let year = number(digits) else { return nil }
+                parts.year = digits == 2 ? 2000 + year : year
+            case .month(let digits):
+                guard let month = number(digits), (1...12).contains(month) else { return nil }
+                parts.month = month
+            case .day(let digits):
+                guard let day = number(digits), (1...31).contains(day) else { return nil }
+                parts.day = day
+            case .hour(let digits):
+                guard let hour = number(digits), hour < 24 else { return nil }
+                parts.hour = hour
+            case .minute:
+                guard let minute = number(2), minute < 60 else { return nil }
+                parts.minute = minute
+            case .second:
+                guard let second = number(2), second < 61 else { return nil }
+                parts.second = second
+            case .fraction:
+                let digits = bytes.prefix(while: { $0 >= 48 && $0 <= 57 })
+                guard !digits.isEmpty else { return nil }
+                for (place, byte) in digits.prefix(9).enumerated() {
+                    nanoseconds += Int(byte - 48) * [100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1][place]
+                }
+                bytes = bytes.dropFirst(digits.count)
+            case .literal(let text):
+                guard bytes.starts(with: text.utf8) else { return nil }
+                bytes = bytes.dropFirst(text.utf8.count)
+            }
+        }
+        guard bytes.isEmpty else { return nil }
+        parts.nanosecond = nanoseconds
+        // A day the month does not have (31.02.) is refused, not rolled over.
+        guard let date = calendar.date(from: parts), calendar.component(.day, from: date) == parts.day else { return nil }
+        return date
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+
+/// One data row of an import file, read.
+public enum ImportRow: Sendable {
+    /// A row to store: into `asset` (a savingsd asset's name or id; nil: the import's asset),
+    /// from the file's asset `code` if it has one, with the file's running balance after it.
+    case row(TransactionCSVRow, asset: String?, code: String?, balance: Decimal?)
+    /// A row a rule skips (or one that moves nothing), with what the balance check needs:
+    /// its asset (nil when its code has none), code, date, amount and balance where they read.
+    case skipped(line: Int, asset: String?, code: String?, date: Date?, amount: Decimal?, balance: Decimal?)
+}
+
+/// Turns an import file's records into rows: the plain format, or a rules file's.
+public protocol ImportRowFormat: Sendable {
+    mutating func next(_ record: CSVTokenizer.Record) throws -> ImportRow
+}
+
+/// A problem that refuses the whole file rather than one row (a rules file that does not fit it).
+public struct ImportFileFailure: Error, Sendable {
+    public let error: DomainError
+}
+
+extension TransactionCSVFormat: ImportRowFormat {
+    public mutating func next(_ record: CSVTokenizer.Record) throws -> ImportRow {
+        .row(try row(record), asset: nil, code: nil, balance: nil)
+    }
+}
+
+/// The rows of a file read through `ImportRules`: columns found in the header (or by
+/// position), numbers and dates in the file's own notation, `[[when]]` rules applied in order.
+public struct RulesRowFormat: ImportRowFormat {
+    public let rules: ImportRules
+    /// Fields a row must have: the header's count, or (without a header) the highest position.
+    private let width: Int
+    private let exactWidth: Bool
+    private let dateColumn: Int, feeColumn: Int?, assetColumn: Int?, balanceColumn: Int?
+    private let amountColumns: (Int, Int?)
+    private let header: [String]
+    private let when: [(index: Int, rule: ImportRules.When)]
+    private let templates: [String: [ResolvedPart]]
+    private let now: Date
+    private let calendar: Calendar
+    private var seenRow = false
+    private var lastDay: (field: String, date: Date, stored: String)?
+
+    enum ResolvedPart: Sendable {
+        case literal(String)
+        case column(Int)
+    }
+
+    /// Resolves the rules' columns against `header` (nil when the rules say the file has none).
+    public init(rules: ImportRules, header record: CSVTokenizer.Record?, now: Date, timeZone: TimeZone) throws {
+        self.rules = rules
+        self.now = now
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = rules.timeZone ?? timeZone
+        self.calendar = calendar
+        header = record?.fields.enumerated().map { index, raw in
+            var name = raw.trimmingCharacters(in: .whitespaces)
+            if index == 0, name.hasPrefix("\u{FEFF}") { name.removeFirst() }
+            return name
+        } ?? []
+        let headerLine = record?.line ?? 0
+        let names = header
+        func index(_ column: ImportRules.Column, key: String) throws -> Int {
+            switch column {
+            case .position(let position):
+                guard record == nil || position <= names.count else {
+                    throw DomainError.invalidField("rules", "\(rules.name): \(key) is column \(position), but the header (line \(headerLine)) has \(names.count) columns")
+                }
+                return position - 1
+            case .name(let name):
+                let wanted = name.trimmingCharacters(in: .whitespaces).lowercased()
+                guard let found = names.firstIndex(where: { $0.lowercased() == wanted }) else {
+                    let shown = names.prefix(20).joined(separator: ", ")
+                    throw DomainError.invalidField("rules", "\(rules.name): \(key) names '\(name)', which the header (line \(headerLine)) does not have (it has: \(shown))")
+                }
+                return found
+            }
+        }
+        dateColumn = try index(rules.date, key: "columns.date")
+        switch rules.amount {
+        case .signed(let column): amountColumns = (try index(column, key: "columns.amount"), nil)
+        case .split(let `in`, let out): amountColumns = (try index(`in`, key: "columns.amount_in"), try index(out, key: "columns.amount_out"))
+        }
+        feeColumn = try rules.fee.map { try index($0, key: "columns.fee") }
+        assetColumn = try rules.asset.map { try index($0, key: "columns.asset") }
+        balanceColumn = try rules.balance.map { try index($0, key: "columns.balance") }
+        when = try rules.when.enumerated().map { number, rule in (try index(rule.column, key: "when[\(number + 1)].column"), rule) }
+        var templates: [String: [ResolvedPart]] = [:]
+        for (key, template) in rules.templates {
+            templates[key] = try template.parts.map { part in
+                switch part {
+                case .literal(let text): .literal(text)
+                case .column(let column): .column(try index(column, key: key))
+                }
+            }
+        }
+        self.templates = templates
+        exactWidth = record != nil
+        let highest = ([dateColumn, amountColumns.0, amountColumns.1 ?? 0, feeColumn ?? 0, assetColumn ?? 0, balanceColumn ?? 0]
+                       + when.map(\.index) + templates.values.flatMap { $0.compactMap { if case .column(let i) = $0 { i } else { nil } } }).max() ?? 0
+        width = record.map { $0.fields.count } ?? highest + 1
+    }
+
+    public mutating func next(_ record: CSVTokenizer.Record) throws -> ImportRow {
+        let fields = record.fields
+        guard exactWidth ? fields.count == width : fields.count >= width else {
+            throw Self.problem("expected \(width) fields, found \(fields.count)")
+        }
+        func field(_ index: Int) -> String { TransactionCSVFormat.trimmed(fields[index]) }
+        var skip = false
+        var noteKey = "columns.note", idKey = "columns.external_id"
+        var asset: String?
+        var direction: ImportRules.Direction?
+        for (number, (index, rule)) in when.enumerated() where rule.pattern.matches(field(index)) {
+            skip = skip || rule.skip
+            if rule.note != nil { noteKey = "when[\(number + 1)].note" }
+            if rule.externalID != nil { idKey = "when[\(number + 1)].external_id" }
+            asset = rule.asset ?? asset
+            direction = rule.direction ?? direction
+        }
+        let code = assetColumn.map(field)
+        if asset == nil, let code {
+            asset = rules.assets[code]
+            if asset == nil, !skip {
+                guard rules.unmapped == .skip else {
+                    throw Self.problem("the file's asset '\(code)' is not mapped to an asset (add \(code) = \"NAME\" under [assets], or --map \(code)=NAME; or unmapped = \"skip\")")
+                }
+                return .skipped(line: record.line, asset: nil, code: code, date: nil, amount: nil, balance: nil)
+            }
+        }
+        let balance = try balanceColumn.map { try number($0, fields: fields, required: false) } ?? nil
+        if skip {
+            let date = try? day(field(dateColumn), line: record.line).0
+            return .skipped(line: record.line, asset: asset, code: code, date: date, amount: try? amount(fields, direction: direction), balance: balance)
+        }
+        let amount = try amount(fields, direction: direction)
+        let (date, dateText) = try day(field(dateColumn), line: record.line)
+        guard amount != 0 else { return .skipped(line: record.line, asset: asset, code: code, date: date, amount: 0, balance: balance) }
+        seenRow = true
+        let note = try GoalRules.validNotes(render(noteKey))
+        let externalID = render(idKey)
+        if let externalID, externalID.count > TransactionCSVFormat.maxExternalIDLength {
+            throw DomainError.invalidField("external_id", "longer than \(TransactionCSVFormat.maxExternalIDLength) characters")
+        }
+        let row = TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID, dateText: dateText)
+        return .row(row, asset: asset, code: code, balance: balance)
+
+        func render(_ key: String) -> String? {
+            guard let parts = templates[key] else { return nil }
+            var text = ""
+            for part in parts {
+                switch part {
+                case .literal(let literal): text += literal
+                case .column(let index): text += field(index)
+                }
+            }
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return trimmed.isEmpty ? nil : trimmed
+        }
+    }
+
+    /// The row's amount: signed, or in less out; less the fee; forced in or out by a rule.
+    private func amount(_ fields: [String], direction: ImportRules.Direction?) throws -> Decimal {
+        var amount: Decimal
+        if let out = amountColumns.1 {
+            let money = try number(amountColumns.0, fields: fields, required: false) ?? 0
+            let spent = try number(out, fields: fields, required: false) ?? 0
+            guard money == 0 || spent == 0 else {
+                throw Self.problem("both \(columnName(amountColumns.0)) and \(columnName(out)) have an amount")
+            }
+            amount = money - abs(spent)
+        } else {
+            amount = try number(amountColumns.0, fields: fields, required: true) ?? 0
+        }
+        if let feeColumn, let fee = try number(feeColumn, fields: fields, required: false) { amount -= fee }
+        switch direction {
+        case .in?: amount = abs(amount)
+        case .out?: amount = -abs(amount)
+        case nil: break
+        }
+        return amount
+    }
+
+    /// A row's problem: the caller puts its line before it.
+    private static func problem(_ reason: String) -> DomainError {
+        DomainError(.invalidField, reason, details: ["field": "row"])
+    }
+
+    private func columnName(_ index: Int) -> String {
+        index < header.count ? "column '\(header[index])'" : "column \(index + 1)"
+    }
+
+    /// A number in the file's notation; an empty field is nil unless `required`.
+    private func number(_ index: Int, fields: [String], required: Bool) throws -> Decimal? {
+        let text = TransactionCSVFormat.trimmed(fields[index])
+        if text.isEmpty, !required { return nil }
+        guard let plain = rules.number.normalized(text), let value = try? Amount.parse(plain) else {
+            throw Self.problem("\(columnName(index)): '\(text)' is not an amount (decimal mark '\(Character(Unicode.Scalar(rules.number.decimalMark)))')")
+        }
+        return value
+    }
+
+    /// A date field's instant (to the millisecond) and its stored text.
+    private mutating func day(_ text: String, line: Int) throws -> (Date, String) {
+        if let lastDay, lastDay.field == text { return (lastDay.date, lastDay.stored) }
+        let calendar = calendar
+        guard let date = rules.dateFormats.lazy.compactMap({ $0.date(text, calendar: calendar) }).first else {
+            let formats = rules.dateFormats.map { "\"\($0.source)\"" }.joined(separator: " or ")
+            let problem = Self.problem("\(columnName(dateColumn)): '\(text)' does not match date_format \(formats)")
+            // The first row not fitting means the rules do not fit the file.
+            if !seenRow { throw ImportFileFailure(error: DomainError.invalidField("rules", "\(rules.name): date_format \(formats) does not match line \(line), the first row's date '\(text)'")) }
+            throw problem
+        }
+        guard date.timeIntervalSince(now) <= 60 else { throw Self.problem("\(columnName(dateColumn)): \(text) is in the future") }
+        let instant = Timestamp.truncatedToMilliseconds(date)
+        let stored = Timestamp.format(instant)
+        lastDay = (text, instant, stored)
+        return (instant, stored)
+    }
+}
