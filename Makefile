@@ -67,12 +67,12 @@ fuzz: deps
 	ASAN_OPTIONS=detect_leaks=0 .build/fuzz/fuzz-requests -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/corpus
 
-## Regenerate docs/protocol.md from the daemon's rpc.discover (a test keeps it in sync).
-## Regenerate docs/protocol.md and docs/report-example.png from the running code.
+## Regenerate docs/protocol.md and docs/report-example.png from the running code, and the
+## daemon's copy of the import presets from config/import.
 docs: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
-	SAVINGSD_UPDATE_DOCS=1 SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build --filter "ProtocolDocTests|ReportTests"
+	SAVINGSD_UPDATE_DOCS=1 SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build --filter "ProtocolDocTests|ReportTests|ImportPresetTests"
 
 ## Install the release binaries, man pages, shell completions, systemd units and snippets and
 ## the example configuration under $(DESTDIR)$(PREFIX).
@@ -106,6 +106,8 @@ install: deps
 	install -D -m 0644 systemd/savingsd.sysusers "$$root/lib/sysusers.d/savingsd.conf"; \
 	install -D -m 0644 systemd/savingsd.tmpfiles "$$root/lib/tmpfiles.d/savingsd.conf"; \
 	install -D -m 0644 config/savingsd.toml "$$root/share/doc/savingsd/savingsd.toml.example"; \
+	mkdir -p "$$root/share/doc/savingsd/import"; \
+	install -m 0644 config/import/*.toml "$$root/share/doc/savingsd/import/"; \
 	install -D -m 0644 README.md "$$root/share/doc/savingsd/README.md"; \
 	mkdir -p "$$root/share/doc/savingsd/examples"; \
 	install -m 0755 examples/savings_client.py examples/waybar-savings.sh examples/fetch-rates.sh "$$root/share/doc/savingsd/examples/"; \

@@ -16,7 +16,8 @@ for path in \
     usr/lib/systemd/system/savingsd.service usr/lib/systemd/system/savingsd.socket \
     usr/lib/systemd/user/savingsd.service usr/lib/systemd/user/savingsd.socket \
     usr/lib/sysusers.d/savingsd.conf usr/lib/tmpfiles.d/savingsd.conf \
-    usr/share/doc/savingsd/savingsd.toml.example usr/share/doc/savingsd/examples/savings_client.py; do
+    usr/share/doc/savingsd/savingsd.toml.example usr/share/doc/savingsd/examples/savings_client.py \
+    usr/share/doc/savingsd/import/kraken-ledgers.toml; do
     [ -s "$root/$path" ] || fail "missing or empty: $path"
 done
 "$root/usr/bin/savingsctl" --version > /dev/null || fail "the installed savingsctl does not run"

@@ -136,7 +136,7 @@ extension TxCommand {
             let result = try session.upload("tx.import", params, file: file, unit: "rows", total: lines)
             session.output(result) { Views.importResult($0, style: .standardOutput) }
             // A dry run that finds the file would be refused says so in its exit status too.
-            if result["refused"] == true { throw ExitCode(1) }
+            if result["refused"] == true { throw ClientFailure(message: "the dry run found problems: the file would be refused", exitCode: 1) }
         }
 
         /// Newlines in the file, read in chunks; nil when unreadable (the bar then counts only).

@@ -1,0 +1,216 @@
+import Foundation
+import SavingsRPC
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `tx.import` through rules: every preset's sample file as savingsctl sends it, a German
+/// statement's own rules file, `[[when]]`, the running balance check, dry runs, bad rules.
+@Suite struct ImportRulesTests {
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("ImportSamples").path
+
+    static func sample(_ name: String) -> String { samples + "/" + name }
+
+    static func makeAssets(_ daemon: DaemonProcess, _ assets: [(String, String, String)]) throws {
+        for (name, currency, kind) in assets {
+            _ = try daemon.call("asset.create", ["name": .string(name), "currency": .string(currency), "kind": .string(kind)])
+        }
+    }
+
+    static func balance(_ daemon: DaemonProcess, _ asset: String) throws -> Decimal {
+        Decimal(string: try daemon.call("asset.get", ["asset": .string(asset)])["balance"]?.stringValue ?? "") ?? -1
+    }
+
+    static func transactions(_ daemon: DaemonProcess, _ asset: String) throws -> [JSONValue] {
+        try daemon.call("tx.list", ["asset": .string(asset)])["transactions"]?.arrayValue ?? []
+    }
+
+    static func importJSON(_ daemon: DaemonProcess, _ arguments: [String]) throws -> JSONValue {
+        try JSONParser.parse(try ok(["--socket", daemon.socketPath, "--json"], ["tx", "import"] + arguments))
+    }
+
+    @Test func krakenLedgersImportEveryAssetWithItsRunningBalanceChecked() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Kraken BTC", "BTC", "crypto"), ("Kraken EUR", "EUR", "fiat"), ("Kraken BTC staked", "BTC", "crypto")])
+        let maps = ["--map", "XXBT=Kraken BTC", "--map", "ZEUR=Kraken EUR"]
+        // XXBT.F has no asset yet: the file is refused, naming its line, and nothing is written.
+        let refused = try runCtl(["--socket", daemon.socketPath, "tx", "import", Self.sample("kraken-ledgers.csv"), "--rules", "kraken-ledgers"] + maps)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("line 7: the file's asset 'XXBT.F' is not mapped"), "\(refused.stderr)")
+        #expect(try Self.transactions(daemon, "Kraken EUR").isEmpty)
+
+        let all = maps + ["--map", "XXBT.F=Kraken BTC staked"]
+        let result = try Self.importJSON(daemon, [Self.sample("kraken-ledgers.csv"), "--rules", "kraken-ledgers"] + all)
+        #expect(result["imported"] == 6)
+        let assets = result["assets"]?.arrayValue ?? []
+        #expect(assets.map { $0["name"] } == ["Kraken EUR", "Kraken BTC", "Kraken BTC staked"])
+        #expect(assets.allSatisfy { $0["balance_checked"] == true })
+        #expect(try Self.balance(daemon, "Kraken EUR") == Decimal(string: "499.2"))
+        #expect(try Self.balance(daemon, "Kraken BTC") == Decimal(string: "0.01745"))
+        #expect(try Self.balance(daemon, "Kraken BTC staked") == Decimal(string: "0.000021"))
+        // amount less fee; the note and the id from their templates.
+        let withdrawal = try #require(try Self.transactions(daemon, "Kraken BTC").first)
+        #expect(withdrawal["amount"].flatMap { $0.stringValue.flatMap { Decimal(string: $0) } } == Decimal(string: "-0.00505"))
+        #expect(withdrawal["note"] == "Kraken withdrawal")
+        #expect(withdrawal["external_id"] == "LB5D3W-QNXHF-RJZD7Q")
+
+        let again = try Self.importJSON(daemon, [Self.sample("kraken-ledgers.csv"), "--rules", "kraken-ledgers"] + all)
+        #expect(again["imported"] == 0)
+        #expect(again["already_present"] == 6)
+    }
+
+    @Test func coinbaseBinanceAndGermanBankPresetsImportTheirSamples() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Coinbase BTC", "BTC", "crypto"), ("Coinbase ETH", "ETH", "crypto"), ("Binance BTC", "BTC", "crypto"),
+                                     ("Binance USDT", "USDT", "crypto"), ("Girokonto", "EUR", "fiat")])
+        // Coinbase: the lines before the header skipped; sends negative by type; both date forms.
+        let coinbase = try Self.importJSON(daemon, [Self.sample("coinbase.csv"), "--rules", "coinbase", "--map", "BTC=Coinbase BTC", "--map", "ETH=Coinbase ETH"])
+        #expect(coinbase["imported"] == 4)
+        #expect(try Self.balance(daemon, "Coinbase BTC") == Decimal(string: "0.004"))
+        #expect(try Self.balance(daemon, "Coinbase ETH") == Decimal(string: "0.0012"))
+        #expect(try Self.transactions(daemon, "Coinbase BTC").map(\.["note"]).contains("Coinbase Send: Sent 0.002 BTC to an external wallet"))
+
+        // Binance: a deposit still processing is skipped by the preset's [[when]].
+        let binance = try Self.importJSON(daemon, [Self.sample("binance-deposits.csv"), "--rules", "binance-deposits", "--map", "BTC=Binance BTC",
+                                                   "--map", "USDT=Binance USDT"])
+        #expect(binance["imported"] == 2)
+        #expect(binance["skipped"] == 1)
+        #expect(try Self.balance(daemon, "Binance BTC") == Decimal(string: "0.015"))
+        #expect(try Self.balance(daemon, "Binance USDT") == 250)
+
+        // A Sparkasse CSV-CAMT file: Windows-1252, semicolons, decimal commas, newest first.
+        let bank = try Self.importJSON(daemon, ["Girokonto", Self.sample("generic-bank-de.csv"), "--rules", "generic-bank-de"])
+        #expect(bank["imported"] == 2)
+        #expect(bank["skipped"] == 1)
+        #expect(try Self.balance(daemon, "Girokonto") == 1650)
+        let notes = try Self.transactions(daemon, "Girokonto").map(\.["note"])
+        #expect(notes == ["Hausverwaltung Müller: Miete März", "Muster GmbH: Gehalt Februar"])
+    }
+
+    @Test func aStatementWithPreambleDebitCreditAndRunningBalance() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Konto", "EUR", "fiat"), ("Neu", "EUR", "fiat")])
+        _ = try daemon.call("tx.add", ["asset": "Konto", "amount": "2000", "date": "2025-12-31T12:00:00Z", "note": "opening balance"])
+        let rules = Self.sample("bank-soll-haben.toml")
+        let result = try Self.importJSON(daemon, ["Konto", Self.sample("bank-soll-haben.csv"), "--rules", rules])
+        #expect(result["imported"] == 4)
+        #expect(try Self.balance(daemon, "Konto") == Decimal(string: "1712.65"))
+        #expect(try Self.transactions(daemon, "Konto").map(\.["note"]).contains("Bäckerei Groß: Frühstück"))
+
+        // Without the opening balance the file's first row disagrees with the asset's history.
+        let refused = try runCtl(["--socket", daemon.socketPath, "tx", "import", "Neu", Self.sample("bank-soll-haben.csv"), "--rules", rules])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("line 6: balance: the file says 1916 after this row, but Neu would hold -84"), "\(refused.stderr)")
+        #expect(try Self.transactions(daemon, "Neu").isEmpty)
+        let unchecked = try Self.importJSON(daemon, ["Neu", Self.sample("bank-soll-haben.csv"), "--rules", rules, "--no-balance-check"])
+        #expect(unchecked["imported"] == 4)
+    }
+
+    @Test func aRunningBalanceThatDisagreesRefusesTheFileAtItsLine() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Konto", "EUR", "fiat")])
+        _ = try daemon.call("tx.add", ["asset": "Konto", "amount": "2000", "date": "2025-12-31T12:00:00Z"])
+        let directory = try makeScratchDirectory()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.sample("bank-soll-haben.csv")))
+        // Line 8's balance 4.253,65 becomes 4.253,66.
+        let range = try #require(bytes.range(of: Data("4.253,65".utf8)))
+        bytes.replaceSubrange(range, with: Data("4.253,66".utf8))
+        try bytes.write(to: URL(fileURLWithPath: directory + "/bad.csv"))
+        let failure = try daemon.failure("tx.import", ["asset": "Konto", "path": .string(directory + "/bad.csv"),
+                                                       "rules": .string(Self.sample("bank-soll-haben.toml"))])
+        #expect(failure.code == -32602)
+        #expect(failure.message.contains("line 8: balance: the file says 4253.66 after this row, but Konto would hold 4253.65"), "\(failure.message)")
+        #expect(try Self.transactions(daemon, "Konto").count == 1)
+    }
+
+    @Test func whenBlocksSkipRowsAndTheBalanceCheckCountsWhatTheyMoved() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Kraken BTC", "BTC", "crypto"), ("Kraken EUR", "EUR", "fiat")])
+        let preset = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/import/kraken-ledgers.toml").path, encoding: .utf8)
+        // Trades are skipped, and so is the staking row, whose code has no asset.
+        let rules = preset.replacingOccurrences(of: "unmapped = \"error\"", with: "unmapped = \"skip\"") + """
+
+            [[when]]
+            column = "type"
+            matches = "^TRADE$"
+            skip = true
+            """
+        let result = try daemon.call("tx.import", ["path": .string(Self.sample("kraken-ledgers.csv")), "rules_text": .string(rules),
+                                                   "assets": ["XXBT": "Kraken BTC", "ZEUR": "Kraken EUR"]])
+        let text = JSONSerializer.serialize(result)
+        #expect(result["imported"] == 3, "\(text)")
+        #expect(result["skipped"] == 3, "\(text)")
+        #expect(result["unmapped"] == ["XXBT.F": 1], "\(text)")
+        let assets = result["assets"]?.arrayValue ?? []
+        #expect(assets.first { $0["name"] == "Kraken EUR" }?["skipped_amount"] == "-500.8", "\(text)")
+        #expect(try Self.balance(daemon, "Kraken EUR") == 1000)
+        #expect(try Self.balance(daemon, "Kraken BTC") == Decimal(string: "0.00495"))
+    }
+
+    @Test func aDryRunShowsTheRowsAndWritesNothing() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Kraken BTC", "BTC", "crypto"), ("Kraken EUR", "EUR", "fiat")])
+        let arguments = ["--socket", daemon.socketPath, "tx", "import", Self.sample("kraken-ledgers.csv"), "--rules", "kraken-ledgers",
+                         "--map", "XXBT=Kraken BTC", "--map", "ZEUR=Kraken EUR", "--dry-run"]
+        let shown = try runCtl(arguments)
+        // XXBT.F is unmapped: the dry run says the file would be refused, and why.
+        #expect(shown.status == 1)
+        #expect(shown.stdout.contains("L4UESK-KG3EQ-UFO4T5"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("Kraken BTC  XXBT"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("line 7: the file's asset 'XXBT.F' is not mapped"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("Dry run: nothing was written"))
+        let result = try daemon.call("tx.import", ["path": .string(Self.sample("kraken-ledgers.csv")), "rules": "kraken-ledgers", "dry_run": true,
+                                                   "balance_check": false,
+                                                   "assets": ["XXBT": "Kraken BTC", "ZEUR": "Kraken EUR", "XXBT.F": "Kraken BTC"]])
+        #expect(result["dry_run"] == true)
+        #expect(result["refused"] == false)
+        #expect(result["imported"] == 6)
+        #expect(result["preview"]?.arrayValue?.map(\.["line"]) == [2, 3, 4, 5, 6, 7])
+        #expect(try Self.transactions(daemon, "Kraken BTC").isEmpty)
+        #expect(try Self.transactions(daemon, "Kraken EUR").isEmpty)
+    }
+
+    @Test func badRulesAreRefusedNamingTheKeyOrLineAndTheDaemonKeepsServing() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Konto", "EUR", "fiat")])
+        let file = Self.sample("bank-soll-haben.csv")
+        let base = try String(contentsOfFile: Self.sample("bank-soll-haben.toml"), encoding: .utf8)
+        func refusal(_ rules: String) throws -> String {
+            let failure = try daemon.failure("tx.import", ["asset": "Konto", "path": .string(file), "rules_text": .string(rules)])
+            #expect(failure.code == -32602, "invalid_field is an invalid-params error")
+            return failure.message
+        }
+        #expect(try refusal(base + "\nseperator = \";\"\n").contains("seperator is not a key savingsd knows here"))
+        #expect(try refusal(base.replacingOccurrences(of: "[columns]", with: "[columns]\nnotes = \"x\"")).contains("columns.notes is not a key"))
+        #expect(try refusal(base + "\n[[when]]\ncolumn = \"Soll\"\nmatches = \"([a\"\nskip = true\n").contains("when[1].matches: '([a' is not a regular expression"))
+        #expect(try refusal(base.replacingOccurrences(of: "dd.MM.yyyy", with: "yyyy-MM-dd"))
+            .contains("date_format \"yyyy-MM-dd\" does not match line 6, the first row's date '02.01.2026'"))
+        #expect(try refusal(base.replacingOccurrences(of: "\"Saldo\"", with: "\"Kontostand\"")).contains("columns.balance names 'Kontostand', which the header (line 5) does not have"))
+        #expect(try refusal("separator = \n").contains("line 1"))
+        #expect(try daemon.failure("tx.import", ["asset": "Konto", "path": .string(file), "rules": "no-such-bank"]).message
+            .contains("neither a preset (binance-deposits, coinbase, generic-bank-de, kraken-ledgers)"))
+        #expect(try daemon.call("daemon.status")["version"] != nil)
+        #expect(try Self.transactions(daemon, "Konto").isEmpty)
+    }
+
+    /// The system service's shape: the daemon (as nobody) cannot read the user's rules file
+    /// or statement; savingsctl sends both.
+    @Test(.enabled(if: FileTransferTests.canRunAsNobody)) func aRulesFileTravelsWithTheStatement() throws {
+        let daemon = try DaemonProcess.asNobody()
+        _ = try daemon.call("asset.create", ["name": "Konto", "currency": "EUR", "kind": "fiat"])
+        _ = try daemon.call("tx.add", ["asset": "Konto", "amount": "2000", "date": "2025-12-31T12:00:00Z"])
+        let mine = try FileTransferTests.clientDirectory()
+        for name in ["bank-soll-haben.csv", "bank-soll-haben.toml"] {
+            try FileManager.default.copyItem(atPath: Self.sample(name), toPath: mine + "/" + name)
+        }
+        let refused = try daemon.failure("tx.import", ["asset": "Konto", "path": .string(mine + "/bank-soll-haben.csv"),
+                                                       "rules": .string(mine + "/bank-soll-haben.toml")])
+        #expect(refused.message.contains("cannot read"))
+        let result = try Self.importJSON(daemon, ["Konto", mine + "/bank-soll-haben.csv", "--rules", mine + "/bank-soll-haben.toml"])
+        #expect(result["imported"] == 4)
+        #expect(try Self.balance(daemon, "Konto") == Decimal(string: "1712.65"))
+    }
+}

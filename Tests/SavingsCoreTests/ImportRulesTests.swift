@@ -1,0 +1,105 @@
+import Foundation
+@testable import SavingsCore
+import Testing
+
+@Suite struct ImportRulesTests {
+    static let utc = TimeZone(identifier: "UTC")!
+
+    static func calendar(_ zone: TimeZone = utc) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+
+    @Test func datePatternsReadTheirFormsAndRefuseOthers() throws {
+        let german = try DatePattern(parsing: "dd.MM.yyyy", key: "date_format")
+        let berlin = Self.calendar(TimeZone(identifier: "Europe/Berlin")!)
+        #expect(german.date("02.01.2026", calendar: berlin).map(Timestamp.format) == "2026-01-01T23:00:00.000Z")
+        #expect(german.date("31.02.2026", calendar: berlin) == nil, "a day the month does not have")
+        #expect(german.date("2.1.2026", calendar: berlin) == nil)
+        let short = try DatePattern(parsing: "d.M.yy", key: "date_format")
+        #expect(short.date("2.1.26", calendar: Self.calendar()).map(Timestamp.format) == "2026-01-02T00:00:00.000Z")
+        let kraken = try DatePattern(parsing: "yyyy-MM-dd HH:mm:ss.S", key: "date_format")
+        #expect(kraken.date("2026-01-05 10:02:11.3382", calendar: Self.calendar()).map(Timestamp.format) == "2026-01-05T10:02:11.338Z")
+        let coinbase = try DatePattern(parsing: "yyyy-MM-dd HH:mm:ss 'UTC'", key: "date_format")
+        #expect(coinbase.date("2026-02-15 11:00:00 UTC", calendar: Self.calendar()).map(Timestamp.format) == "2026-02-15T11:00:00.000Z")
+        #expect(coinbase.date("2026-02-15 11:00:00 CET", calendar: Self.calendar()) == nil)
+        #expect(DatePattern.iso8601.date("2026-01-10T14:03:22Z", calendar: Self.calendar()).map(Timestamp.format) == "2026-01-10T14:03:22.000Z")
+        for bad in ["dd.MMM.yyyy", "EEE dd.MM.yyyy", "MM/yyyy", "dd.MM.yyy", "dd.MM.yyyy 'h"] {
+            #expect(throws: DomainError.self, "\(bad)") { try DatePattern(parsing: bad, key: "date_format") }
+        }
+    }
+
+    @Test func numbersInTheFilesNotation() {
+        var german = NumberFormat()
+        german.decimalMark = UInt8(ascii: ",")
+        german.thousandsSeparator = UInt8(ascii: ".")
+        #expect(german.normalized("1.234,56") == "1234.56")
+        #expect(german.normalized("-4,35") == "-4.35")
+        #expect(german.normalized("12,50-") == "-12.50")
+        #expect(german.normalized(" 1\u{00A0}000,00 ") == "1000.00")
+        #expect(german.normalized("12,5x") == nil)
+        #expect(german.normalized("") == nil)
+        #expect(german.normalized("--1") == nil)
+        #expect(NumberFormat().normalized("+0.0125000000") == "0.0125000000")
+    }
+
+    @Test func windows1252AndLatin1Decode() {
+        #expect(ImportRules.Encoding.windows1252.text([0x80, 0x20, 0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0x96]) == "€ Müller–")
+        #expect(ImportRules.Encoding.latin1.text([0x47, 0x72, 0x6F, 0xDF]) == "Groß")
+        #expect(ImportRules.Encoding.utf8.text(Array("Groß".utf8)) == "Groß")
+    }
+
+    @Test func templatesReadColumnsAndLiterals() throws {
+        let template = try FieldTemplate(parsing: "{refid}-{ 7 }", key: "external_id")
+        #expect(template.parts == [.column(.name("refid")), .literal("-"), .column(.position(7))])
+        #expect(try FieldTemplate(parsing: "txid", key: "external_id").parts == [.column(.name("txid"))])
+        #expect(throws: DomainError.self) { try FieldTemplate(parsing: "{refid", key: "external_id") }
+        #expect(throws: DomainError.self) { try FieldTemplate(parsing: "x{}", key: "external_id") }
+    }
+
+    @Test func rulesFilesAreCheckedKeyByKey() throws {
+        func message(_ text: String) -> String {
+            do {
+                _ = try ImportRules(toml: text, name: "bank.toml")
+                return "accepted"
+            } catch let error as DomainError {
+                return error.message
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(message("separator = \";\"\nskip = 4\n[columns]\ndate = 1\namount = 2\n") == "accepted")
+        #expect(message("[columns]\ndate = \"d\"\n\nsep = 1\n").contains("columns.sep is not a key savingsd knows here"))
+        #expect(message("separator = \";;\"\n").contains("separator must be one ASCII character"))
+        #expect(message("encoding = \"utf-16\"\n").contains("'utf-16' is not one of utf-8, utf-8-bom, iso-8859-1, windows-1252"))
+        #expect(message("decimal_mark = \",\"\nthousands_separator = \",\"\n").contains("must differ from decimal_mark"))
+        #expect(message("timezone = \"Mars/Olympus\"\n").contains("timezone 'Mars/Olympus' is not a time zone"))
+        #expect(message("[columns]\namount = \"a\"\namount_in = \"b\"\n").contains("give either amount or amount_in and amount_out"))
+        #expect(message("[columns]\namount_in = \"b\"\n").contains("amount_out amount_in and amount_out go together"))
+        #expect(message("header = false\n[columns]\ndate = \"d\"\n").contains("header is false, so columns must be positions"))
+        #expect(message("[[when]]\ncolumn = \"type\"\nmatches = \"trade\"\n").contains("a [[when]] block does nothing"))
+        #expect(message("[[when]]\ncolumn = \"type\"\nmatches = \"(\"\nskip = true\n").contains("when[1].matches: '(' is not a regular expression"))
+        #expect(message("a = 1\nb = = 2\n").hasPrefix("rules: bank.toml, line 2:"))
+    }
+
+    @Test func runningBalancesAreFollowedInEitherOrder() {
+        let day = Date(timeIntervalSince1970: 1_767_225_600)
+        func check(_ rows: [(Int, Decimal, Decimal)], newestFirst: Bool) -> RunningBalanceCheck {
+            var check = RunningBalanceCheck()
+            for (index, row) in rows.enumerated() {
+                let offset = Double(newestFirst ? rows.count - index : index) * 86_400
+                check.add(line: row.0, date: day.addingTimeInterval(offset), amount: row.1, balance: row.2, skipped: false)
+            }
+            return check
+        }
+        let oldestFirst = check([(2, -84, 1916), (3, 2350, 4266), (4, Decimal(string: "-12.35")!, Decimal(string: "4253.65")!)], newestFirst: false)
+        #expect(oldestFirst.verdict(opening: 2000) == nil)
+        #expect(oldestFirst.verdict(opening: 0) == .init(line: 2, expected: -84, found: 1916))
+        let newestFirst = check([(2, Decimal(string: "-12.35")!, Decimal(string: "4253.65")!), (3, 2350, 4266), (4, -84, 1916)], newestFirst: true)
+        #expect(newestFirst.verdict(opening: 2000) == nil)
+        #expect(newestFirst.oldestDate == day.addingTimeInterval(86_400))
+        let broken = check([(2, -84, 1916), (3, 2350, 4267), (4, 1, 4268)], newestFirst: false)
+        #expect(broken.verdict(opening: 2000) == .init(line: 3, expected: 4266, found: 4267))
+    }
+}
