@@ -164,6 +164,8 @@ extension SavingsDatabase {
                 last = (reference, found)
                 return found
             }
+            // A file of one asset: that asset is checked (it exists, it is not watched) before any row.
+            if options.rules?.asset == nil { _ = try target(nil, code: nil) }
             // How many rows of this file had each content hash so far (about 11 bytes a row
             // without an external_id). Two different rows whose hashes share the first 64 bits
             // only number the second one's key; the same file gives the same keys every time.

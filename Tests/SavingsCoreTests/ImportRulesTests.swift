@@ -103,3 +103,16 @@ import Testing
         #expect(broken.verdict(opening: 2000) == .init(line: 3, expected: 4266, found: 4267))
     }
 }
+
+/// The README's rules file for another bank is one savingsd reads.
+@Suite struct ReadmeRulesTests {
+    @Test func theReadmesExampleRulesRead() throws {
+        let readme = try String(contentsOf: ImportPresetTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "**Another bank.**").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```toml\n").dropFirst().first?.components(separatedBy: "```").first)
+        let rules = try ImportRules(toml: block, name: "README")
+        #expect(rules.separator == UInt8(ascii: ";"))
+        #expect(rules.amount == .split(in: .name("Haben"), out: .name("Soll")))
+        #expect(rules.when.count == 1)
+    }
+}
