@@ -159,12 +159,9 @@ public struct TransactionCSVFormat: Sendable {
     public let columns: [String: Int]
     public let timeZone: TimeZone
     public let now: Date
-    private let calendar: Calendar
     /// Where each column is, looked up once rather than by name on every row.
     private let dateColumn: Int, amountColumn: Int, noteColumn: Int?, externalIDColumn: Int?
-    /// The last row's date field and what it gave: files list many rows a day in order, and
-    /// a calendar computation and a timestamp formatting per row showed in an import's profile.
-    private var lastDay: (field: String, date: Date, stored: String)?
+    private var dates: RowDates
     public static let maxExternalIDLength = 200
 
     /// Reads the header; unknown or missing columns are refused with the line number.
@@ -186,9 +183,7 @@ public struct TransactionCSVFormat: Sendable {
         (dateColumn, amountColumn, noteColumn, externalIDColumn) = (columns["date"]!, columns["amount"]!, columns["note"], columns["external_id"])
         self.timeZone = timeZone
         self.now = now
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        self.calendar = calendar
+        dates = RowDates(formats: [.iso8601], timeZone: timeZone, now: now)
     }
 
     /// The field without surrounding white space. Most fields have none, which a look at the
@@ -222,20 +217,10 @@ public struct TransactionCSVFormat: Sendable {
 
     /// A date field's instant (to the millisecond) and its stored text.
     private mutating func day(_ field: String) throws -> (Date, String) {
-        if let lastDay, lastDay.field == field { return (lastDay.date, lastDay.stored) }
-        let date: Date
-        if field.utf8.count == 10, let day = try? CalendarDate(parsing: field, field: "date") {
-            date = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
-        } else if let instant = try? Timestamp.parse(field, field: "date") {
-            date = instant
-        } else {
+        guard let day = try dates.date(field, future: { DomainError.invalidField("date", "\(field) is in the future") }) else {
             throw DomainError.invalidField("date", "'\(field)' is not a date (YYYY-MM-DD or ISO 8601)")
         }
-        guard date.timeIntervalSince(now) <= 60 else { throw DomainError.invalidField("date", "\(field) is in the future") }
-        let instant = Timestamp.truncatedToMilliseconds(date)
-        let stored = Timestamp.format(instant)
-        lastDay = (field, instant, stored)
-        return (instant, stored)
+        return day
     }
 }
 

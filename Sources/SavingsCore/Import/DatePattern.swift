@@ -144,3 +144,34 @@ public struct DatePattern: Sendable, Equatable {
         return date
     }
 }
+
+/// The dates of an import's rows: read by the file's formats in its zone, to the millisecond,
+/// never in the future. Files list many rows a day in order, and a calendar computation and a
+/// timestamp formatting per row showed in an import's profile: the last day is remembered.
+public struct RowDates: Sendable {
+    public let formats: [DatePattern]
+    public let now: Date
+    private let calendar: Calendar
+    private var last: (field: String, date: Date, stored: String)?
+
+    public init(formats: [DatePattern], timeZone: TimeZone, now: Date) {
+        self.formats = formats
+        self.now = now
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+    }
+
+    /// A field's instant and its stored text; nil when no format reads it. A date in the
+    /// future is refused with `future`'s message.
+    public mutating func date(_ field: String, future: () -> DomainError) throws -> (date: Date, stored: String)? {
+        if let last, last.field == field { return (last.date, last.stored) }
+        let calendar = calendar
+        guard let date = formats.lazy.compactMap({ $0.date(field, calendar: calendar) }).first else { return nil }
+        guard date.timeIntervalSince(now) <= 60 else { throw future() }
+        let instant = Timestamp.truncatedToMilliseconds(date)
+        let stored = Timestamp.format(instant)
+        last = (field, instant, stored)
+        return (instant, stored)
+    }
+}

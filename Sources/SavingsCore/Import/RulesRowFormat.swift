@@ -38,10 +38,10 @@ public struct RulesRowFormat: ImportRowFormat {
     private let header: [String]
     private let when: [(index: Int, rule: ImportRules.When)]
     private let templates: [String: [ResolvedPart]]
-    private let now: Date
-    private let calendar: Calendar
+    private var dates: RowDates
+    /// How problems name the date column.
+    private let dateLabel: String
     private var seenRow = false
-    private var lastDay: (field: String, date: Date, stored: String)?
 
     enum ResolvedPart: Sendable {
         case literal(String)
@@ -51,10 +51,7 @@ public struct RulesRowFormat: ImportRowFormat {
     /// Resolves the rules' columns against `header` (nil when the rules say the file has none).
     public init(rules: ImportRules, header record: CSVTokenizer.Record?, now: Date, timeZone: TimeZone) throws {
         self.rules = rules
-        self.now = now
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = rules.timeZone ?? timeZone
-        self.calendar = calendar
+        dates = RowDates(formats: rules.dateFormats, timeZone: rules.timeZone ?? timeZone, now: now)
         header = record?.fields.enumerated().map { index, raw in
             var name = raw.trimmingCharacters(in: .whitespaces)
             if index == 0, name.hasPrefix("\u{FEFF}") { name.removeFirst() }
@@ -101,6 +98,7 @@ public struct RulesRowFormat: ImportRowFormat {
         let highest = ([dateColumn, amountColumns.0, amountColumns.1 ?? 0, feeColumn ?? 0, assetColumn ?? 0, balanceColumn ?? 0]
                        + when.map(\.index) + templates.values.flatMap { $0.compactMap { if case .column(let i) = $0 { i } else { nil } } }).max() ?? 0
         width = record.map { $0.fields.count } ?? highest + 1
+        dateLabel = Self.label(dateColumn, header: header)
     }
 
     public mutating func next(_ record: CSVTokenizer.Record) throws -> ImportRow {
@@ -188,7 +186,10 @@ public struct RulesRowFormat: ImportRowFormat {
         DomainError(.invalidField, reason, details: ["field": "row"])
     }
 
-    private func columnName(_ index: Int) -> String {
+    private func columnName(_ index: Int) -> String { Self.label(index, header: header) }
+
+    /// How problems name a column: by its header, or by position.
+    private static func label(_ index: Int, header: [String]) -> String {
         index < header.count ? "column '\(header[index])'" : "column \(index + 1)"
     }
 
@@ -204,19 +205,16 @@ public struct RulesRowFormat: ImportRowFormat {
 
     /// A date field's instant (to the millisecond) and its stored text.
     private mutating func day(_ text: String, line: Int) throws -> (Date, String) {
-        if let lastDay, lastDay.field == text { return (lastDay.date, lastDay.stored) }
-        let calendar = calendar
-        guard let date = rules.dateFormats.lazy.compactMap({ $0.date(text, calendar: calendar) }).first else {
+        let column = dateLabel
+        guard let day = try dates.date(text, future: { Self.problem("\(column): \(text) is in the future") }) else {
             let formats = rules.dateFormats.map { "\"\($0.source)\"" }.joined(separator: " or ")
-            let problem = Self.problem("\(columnName(dateColumn)): '\(text)' does not match date_format \(formats)")
             // The first row not fitting means the rules do not fit the file.
-            if !seenRow { throw ImportFileFailure(error: DomainError.invalidField("rules", "\(rules.name): date_format \(formats) does not match line \(line), the first row's date '\(text)'")) }
-            throw problem
+            guard seenRow else {
+                throw ImportFileFailure(error: DomainError.invalidField(
+                    "rules", "\(rules.name): date_format \(formats) does not match line \(line), the first row's date '\(text)'"))
+            }
+            throw Self.problem("\(column): '\(text)' does not match date_format \(formats)")
         }
-        guard date.timeIntervalSince(now) <= 60 else { throw Self.problem("\(columnName(dateColumn)): \(text) is in the future") }
-        let instant = Timestamp.truncatedToMilliseconds(date)
-        let stored = Timestamp.format(instant)
-        lastDay = (text, instant, stored)
-        return (instant, stored)
+        return day
     }
 }
