@@ -204,12 +204,12 @@ extension SavingsDatabase {
                 case .failure(let problem):
                     result.record(problem)
                     return
+                case .success(.unassigned(let code, let unmapped)):
+                    result.skipped += 1
+                    if unmapped { result.unmapped[code, default: 0] += 1 }
+                    return
                 case .success(.skipped(let line, let asset, let code, let date, let amount, let balance)):
                     result.skipped += 1
-                    guard let asset else {
-                        if let code { result.unmapped[code, default: 0] += 1 }
-                        return
-                    }
                     let target = try target(asset, code: code)
                     target.summary.skipped += 1
                     if let amount { target.balance?.add(line: line, date: date, amount: amount, balance: balance, skipped: true) }

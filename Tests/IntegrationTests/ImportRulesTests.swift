@@ -150,6 +150,21 @@ import Glibc
         #expect(try Self.balance(daemon, "Kraken BTC") == Decimal(string: "0.00495"))
     }
 
+    /// Found in review: a one-asset file's skipped rows were not fed to its balance check.
+    @Test func aOneAssetFilesSkippedRowsCountInItsRunningBalance() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Konto", "EUR", "fiat")])
+        _ = try daemon.call("tx.add", ["asset": "Konto", "amount": "2000", "date": "2025-12-31T12:00:00Z"])
+        let rules = try String(contentsOfFile: Self.sample("bank-soll-haben.toml"), encoding: .utf8)
+            + "\n[[when]]\ncolumn = \"Empfänger/Auftraggeber\"\nmatches = \"^Bäckerei\"\nskip = true\n"
+        let result = try daemon.call("tx.import", ["asset": "Konto", "path": .string(Self.sample("bank-soll-haben.csv")), "rules_text": .string(rules)])
+        #expect(result["imported"] == 3, "\(JSONSerializer.serialize(result))")
+        #expect(result["skipped"] == 1)
+        #expect(result["unmapped"] == [:])
+        #expect(result["assets"]?.arrayValue?.first?["skipped_amount"] == "-12.35")
+        #expect(try Self.balance(daemon, "Konto") == Decimal(string: "1725"))
+    }
+
     @Test func aDryRunShowsTheRowsAndWritesNothing() throws {
         let daemon = try DaemonProcess()
         try Self.makeAssets(daemon, [("Kraken BTC", "BTC", "crypto"), ("Kraken EUR", "EUR", "fiat")])

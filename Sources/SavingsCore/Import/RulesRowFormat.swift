@@ -5,9 +5,12 @@ public enum ImportRow: Sendable {
     /// A row to store: into `asset` (a savingsd asset's name or id; nil: the import's asset),
     /// from the file's asset `code` if it has one, with the file's running balance after it.
     case row(TransactionCSVRow, asset: String?, code: String?, balance: Decimal?)
-    /// A row a rule skips (or one that moves nothing), with what the balance check needs:
-    /// its asset (nil when its code has none), code, date, amount and balance where they read.
+    /// A row a rule skips (or one that moves nothing), with what the balance check needs: its
+    /// asset (nil: the import's), code, date, amount and balance where they read.
     case skipped(line: Int, asset: String?, code: String?, date: Date?, amount: Decimal?, balance: Decimal?)
+    /// A skipped row of a code without an asset: `unmapped` when that is why (the rules say
+    /// `unmapped = "skip"`), not when a rule skipped it anyway.
+    case unassigned(code: String, unmapped: Bool)
 }
 
 /// Turns an import file's records into rows: the plain format, or a rules file's.
@@ -125,11 +128,12 @@ public struct RulesRowFormat: ImportRowFormat {
                 guard rules.unmapped == .skip else {
                     throw Self.problem("the file's asset '\(code)' is not mapped to an asset (add \(code) = \"NAME\" under [assets], or --map \(code)=NAME; or unmapped = \"skip\")")
                 }
-                return .skipped(line: record.line, asset: nil, code: code, date: nil, amount: nil, balance: nil)
+                return .unassigned(code: code, unmapped: true)
             }
         }
         let balance = try balanceColumn.map { try number($0, fields: fields, required: false) } ?? nil
         if skip {
+            if asset == nil, let code { return .unassigned(code: code, unmapped: false) }
             let date = try? day(field(dateColumn), line: record.line).0
             return .skipped(line: record.line, asset: asset, code: code, date: date, amount: try? amount(fields, direction: direction), balance: balance)
         }

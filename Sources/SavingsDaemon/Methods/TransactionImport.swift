@@ -33,7 +33,7 @@ enum TransactionImport {
         var rules: ImportRules?
         if let text = params.string("rules_text") {
             guard !params.has("rules") else { throw DomainError.invalidField("rules_text", "give rules or rules_text, not both") }
-            rules = try ImportRules(toml: text, name: "the rules")
+            rules = try ImportRules(toml: text, name: "the rules file")
         } else if let name = params.string("rules") {
             if let preset = try ImportPresets.rules(name) {
                 rules = preset
@@ -79,11 +79,8 @@ enum TransactionImport {
         if params.bool("progress") == true {
             progress = { @Sendable phase, rows in call.progress("tx.import", phase: phase, done: rows) }
         }
-        // An unknown asset is refused before the caller sends a byte.
-        if params.has("upload") {
-            if let asset { _ = try await database.asset(asset) }
-            for name in Set(rules?.assets.values.map { $0 } ?? []) { _ = try await database.asset(name) }
-        }
+        // An unknown asset is refused before the caller sends a byte (mapped ones when a row names them).
+        if params.has("upload"), let asset { _ = try await database.asset(asset) }
         let file = try await IncomingFile.take(params, call: call, method: "tx.import", maxBytes: .max, context: context)
         let result = try await database.importTransactions(file: file.importFile, options: options, now: context.clock.now(),
                                                            timeZone: context.timeZone, progress: progress)
