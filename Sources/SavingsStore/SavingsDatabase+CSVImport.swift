@@ -56,6 +56,8 @@ public struct CSVImportResult: Sendable, Equatable {
     /// Nothing was written because of a problem (a bad row without `partial`, or a running
     /// balance that disagrees).
     public var refused = false
+    /// A running balance disagreed (which `partial` does not get past).
+    public var balanceDisagrees = false
 }
 
 /// How `tx.import` reads and writes a file.
@@ -253,10 +255,10 @@ extension SavingsDatabase {
                 let opening = try Self.balance(assetID: target.asset.id, at: oldest.addingTimeInterval(-0.001), db)
                 if let mismatch = check.verdict(opening: opening) {
                     result.record(.init(line: mismatch.line, reason: Self.balanceMismatch(mismatch, asset: target.asset.name, oldest: oldest)))
-                    result.refused = true
+                    result.balanceDisagrees = true
                 }
             }
-            result.refused = result.refused || (!partial && result.problemCount > 0)
+            result.refused = result.balanceDisagrees || (!partial && result.problemCount > 0)
             result.problems.sort { $0.line < $1.line }
             if result.refused, !options.dryRun {
                 var refused = CSVImportResult()
@@ -264,6 +266,7 @@ extension SavingsDatabase {
                 refused.problems = result.problems
                 refused.problemCount = result.problemCount
                 refused.refused = true
+                refused.balanceDisagrees = result.balanceDisagrees
                 return .rollback(refused)
             }
             for target in targets {

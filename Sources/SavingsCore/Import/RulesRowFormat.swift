@@ -62,7 +62,14 @@ public struct RulesRowFormat: ImportRowFormat {
         } ?? []
         let headerLine = record?.line ?? 0
         let names = header
+        // The highest column read: a file without a header must have at least that many fields.
+        var highest = 0
         func index(_ column: ImportRules.Column, key: String) throws -> Int {
+            let found = try resolve(column, key: key)
+            highest = max(highest, found)
+            return found
+        }
+        func resolve(_ column: ImportRules.Column, key: String) throws -> Int {
             switch column {
             case .position(let position):
                 guard record == nil || position <= names.count else {
@@ -98,8 +105,6 @@ public struct RulesRowFormat: ImportRowFormat {
         }
         self.templates = templates
         exactWidth = record != nil
-        let highest = ([dateColumn, amountColumns.0, amountColumns.1 ?? 0, feeColumn ?? 0, assetColumn ?? 0, balanceColumn ?? 0]
-                       + when.map(\.index) + templates.values.flatMap { $0.compactMap { if case .column(let i) = $0 { i } else { nil } } }).max() ?? 0
         width = record.map { $0.fields.count } ?? highest + 1
         dateLabel = Self.label(dateColumn, header: header)
     }

@@ -87,7 +87,7 @@ enum TransactionImport {
         if result.refused, !options.dryRun {
             let shown = result.problems.prefix(10).map { "line \($0.line): \($0.reason)" }.joined(separator: "; ")
             let more = result.problemCount > 10 ? "; and \(result.problemCount - 10) more" : ""
-            let advice = result.problems.contains { $0.reason.hasPrefix("balance:") } ? "" : " (fix the file, or pass partial: true)"
+            let advice = result.balanceDisagrees ? "" : " (fix the file, or pass partial: true)"
             throw DomainError(.invalidField, "nothing was imported: \(shown)\(more)\(advice)",
                               details: ["field": file.field, "problems": String(result.problemCount), "first_line": String(result.problems[0].line)])
         }
