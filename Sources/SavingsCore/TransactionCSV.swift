@@ -143,7 +143,10 @@ public struct TransactionCSVRow: Sendable, Equatable {
     }
 
     /// The hash `contentKey` shows: of "date|amount|note", hashed part by part.
-    public var contentHash: (UInt64, UInt64) {
+    public var contentHash: (UInt64, UInt64) { Self.contentHash(dateText: dateText, amountText: amountText, note: note) }
+
+    /// The content hash of a row as stored (its date and amount in their stored forms).
+    public static func contentHash(dateText: String, amountText: String, note: String?) -> (UInt64, UInt64) {
         var hash = StableHash.Accumulator()
         hash.add(dateText)
         hash.add("|")

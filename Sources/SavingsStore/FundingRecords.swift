@@ -56,42 +56,61 @@ struct AssetRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-struct TransactionRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "asset_transaction"
-    var id: String
+/// A transaction row as read (`CompactTransactions.columns`): its public id and external_id
+/// are worked out from what is stored.
+struct TransactionRecord {
+    var ref: Int64
+    var uuid: Data?
     var assetID: String
     var amount: String
     var date: String
     var source: String
     var note: String?
-    var externalID: String?
+    var externalKey: Int64?
+    var storedExternalID: String?
     var createdAt: String
 
-    enum CodingKeys: String, CodingKey {
-        case id, amount, date, source, note
-        case assetID = "asset_id"
-        case externalID = "external_id"
-        case createdAt = "created_at"
+    init(row: Row) {
+        ref = row["ref"]
+        uuid = row["uuid"]
+        assetID = row["asset_id"]
+        amount = row["amount"]
+        date = row["date"]
+        source = row["source"]
+        note = row["note"]
+        externalKey = row["external_key"]
+        storedExternalID = row["external_id"]
+        createdAt = row["created_at"]
     }
 
-    init(_ tx: AssetTransaction) {
-        id = StoreKey.id(tx.id)
-        assetID = StoreKey.id(tx.assetID)
-        amount = Amount.plainText(tx.amount)
-        date = Timestamp.format(tx.date)
-        source = tx.source.rawValue
-        note = tx.note
-        externalID = tx.externalID
-        createdAt = Timestamp.format(tx.createdAt)
+    var publicID: UUID { get throws { try StoreKey.publicID(ref: ref, stored: uuid) } }
+
+    /// The stored text, or the row's own content key when it was left out.
+    var externalID: String? {
+        storedExternalID ?? externalKey.map { _ in ExternalKeys.contentKey(dateText: date, amountText: amount, note: note) }
     }
 
     func transaction() throws -> AssetTransaction {
-        try StoreKey.decoding("transaction \(id)") {
+        try StoreKey.decoding("transaction \(ref)") {
             guard let source = AssetTransaction.Source(rawValue: source) else { throw StoreError.corrupt("source \(source)") }
-            return AssetTransaction(id: try StoreKey.uuid(id), assetID: try StoreKey.uuid(assetID), amount: try Amount.parse(amount),
+            return AssetTransaction(id: try publicID, assetID: try StoreKey.uuid(assetID), amount: try Amount.parse(amount),
                                     date: try Timestamp.parse(date, field: "date"), source: source, note: note,
                                     externalID: externalID, createdAt: try Timestamp.parse(createdAt, field: "created_at"))
         }
+    }
+
+    static func fetchOne(ref: Int64, _ db: Database) throws -> TransactionRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(CompactTransactions.columns) FROM \(CompactTransactions.from) WHERE t.ref = ?"),
+                         arguments: [ref]).map(TransactionRecord.init(row:))
+    }
+
+    /// The row a public id names: derived from its ref, or its own stored bytes.
+    static func fetchOne(publicID: UUID, _ db: Database) throws -> TransactionRecord? {
+        if let ref = StoreKey.derivedRef(publicID) {
+            return try fetchOne(ref: ref, db).flatMap { $0.uuid == nil ? $0 : nil }
+        }
+        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(CompactTransactions.columns) FROM \(CompactTransactions.from) WHERE t.uuid = ?"),
+                                arguments: [StoreKey.bytes(publicID)]).map(TransactionRecord.init(row:))
     }
 }
 
@@ -210,7 +229,7 @@ struct ContributionRecord: Codable, FetchableRecord, PersistableRecord {
     var id: String
     var goalID: String
     var assetID: String
-    var transactionID: String?
+    var transactionRef: Int64?
     var historyID: String?
     var amount: String
     var date: String
@@ -221,7 +240,7 @@ struct ContributionRecord: Codable, FetchableRecord, PersistableRecord {
         case id, amount, date
         case goalID = "goal_id"
         case assetID = "asset_id"
-        case transactionID = "transaction_id"
+        case transactionRef = "transaction_ref"
         case historyID = "history_id"
         case createdAt = "created_at"
         case undoneAt = "undone_at"
@@ -294,6 +313,40 @@ enum StoreKey {
             }
             return id
         }
+    }
+
+    /// The 16 bytes of an id, as `uuid` columns keep them.
+    static func bytes(_ uuid: UUID) -> Data { withUnsafeBytes(of: uuid.uuid) { Data($0) } }
+
+    /// The public id of a row from schema v12 on: a version 8 UUID (RFC 9562's custom
+    /// layout) whose first four bytes spell "savd" and whose last seven hold the row's ref.
+    /// Random (version 4) and time-ordered (version 7) ids never take this form.
+    static func derivedID(ref: Int64) -> UUID {
+        var value: uuid_t = (0x73, 0x61, 0x76, 0x64, 0, 0, 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &value) { raw in
+            for index in 9..<16 { raw[index] = UInt8(truncatingIfNeeded: UInt64(ref) >> (8 * (15 - index))) }
+        }
+        return UUID(uuid: value)
+    }
+
+    /// The ref a derived id holds; nil for any other id.
+    static func derivedRef(_ uuid: UUID) -> Int64? {
+        withUnsafeBytes(of: uuid.uuid) { raw -> Int64? in
+            guard raw[0] == 0x73, raw[1] == 0x61, raw[2] == 0x76, raw[3] == 0x64, raw[4] == 0, raw[5] == 0, raw[6] == 0x80, raw[7] == 0,
+                  raw[8] == 0x80 else { return nil }
+            var ref: UInt64 = 0
+            for index in 9..<16 { ref = ref << 8 | UInt64(raw[index]) }
+            return ref > 0 ? Int64(ref) : nil
+        }
+    }
+
+    /// A row's public id: its stored bytes, or the id derived from its ref.
+    static func publicID(ref: Int64, stored: Data?) throws -> UUID {
+        guard let stored else { return derivedID(ref: ref) }
+        guard stored.count == 16 else { throw StoreError.corrupt("id of row \(ref) has \(stored.count) bytes") }
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &value) { raw in raw.copyBytes(from: stored) }
+        return UUID(uuid: value)
     }
 
     static func uuid(_ text: String) throws -> UUID {

@@ -13,6 +13,8 @@ struct ImportChunk {
         var row: TransactionCSVRow
         /// The row's external_id (the file's own, or its content key).
         var key: String
+        /// Whether `key` is the row's own content key, which is not stored but worked out again.
+        var derived: Bool
     }
 
     private(set) var entries: [Entry] = []
@@ -21,13 +23,16 @@ struct ImportChunk {
 
     var isFull: Bool { entries.count >= Self.capacity }
 
-    mutating func append(_ row: TransactionCSVRow, key: String) { entries.append(Entry(row: row, key: key)) }
+    mutating func append(_ row: TransactionCSVRow, key: String, derived: Bool = false) {
+        entries.append(Entry(row: row, key: key, derived: derived))
+    }
 
-    /// Inserts the entries into the asset and empties the chunk. Calls `body` with each entry in
-    /// file order, and whether it was inserted (false: its external_id was already there, from
-    /// before or from an earlier row of the file).
-    mutating func flush(into db: Database, assetID: String, source: AssetTransaction.Source = .import, createdAt: String,
-                        ids: inout StoreKey.TimeOrderedSequence, _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
+    /// Inserts the entries into the asset (its id and `asset_ref`), adds what went in to its
+    /// total, and empties the chunk. Calls `body` with each entry in file order, and whether it
+    /// was inserted (false: its external_id was already there, from before or from an earlier
+    /// row of the file).
+    mutating func flush(into db: Database, asset: (id: String, ref: Int64), source: AssetTransaction.Source = .import, createdAt: String,
+                        _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
         guard !entries.isEmpty else { return }
         let statement = try db.cachedStatement(sql: entries.count == Self.capacity ? Self.fullSQL : Self.sql(rows: entries.count))
         let raw = statement.sqliteStatement
@@ -43,44 +48,76 @@ struct ImportChunk {
             }
             guard code == SQLITE_OK else { throw Self.error(raw, code: code, statement) }
         }
-        try bind(1, assetID)
+        func check(_ code: Int32) throws { guard code == SQLITE_OK else { throw Self.error(raw, code: code, statement) } }
+        try check(sqlite3_bind_int64(raw, 1, asset.ref))
         try bind(2, createdAt)
         try bind(3, source.rawValue)
+        var homes = [Int64]()
+        homes.reserveCapacity(entries.count)
         for (index, entry) in entries.enumerated() {
             let first = Int32(4 + 5 * index)
-            try bind(first, ids.next())
-            try bind(first + 1, entry.row.amountText)
-            try bind(first + 2, entry.row.dateText)
-            try bind(first + 3, entry.row.note)
-            try bind(first + 4, entry.key)
+            let home = ExternalKeys.home(entry.key)
+            homes.append(home)
+            try bind(first, entry.row.amountText)
+            try bind(first + 1, entry.row.dateText)
+            try bind(first + 2, entry.row.note)
+            try check(sqlite3_bind_int64(raw, first + 3, home))
+            try bind(first + 4, entry.derived ? nil : entry.key)
         }
-        var fresh = Set<String>(minimumCapacity: entries.count)
-        defer { sqlite3_reset(raw) }
-        while true {
-            let code = sqlite3_step(raw)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else { throw Self.error(raw, code: code, statement) }
-            // By its length: an external_id may hold any character, NUL too.
-            if let text = sqlite3_column_text(raw, 0) {
-                fresh.insert(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, 0))), as: UTF8.self))
+        var added: Decimal = 0
+        var results: [Bool] = []
+        results.reserveCapacity(entries.count)
+        try WindowCache.touchingOnce(db, assetID: asset.id) {
+            var fresh = Set<Int64>(minimumCapacity: entries.count)
+            defer { sqlite3_reset(raw) }
+            while true {
+                let code = sqlite3_step(raw)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw Self.error(raw, code: code, statement) }
+                fresh.insert(sqlite3_column_int64(raw, 0))
             }
+            sqlite3_reset(raw)
+            // Of rows sharing a key, the first went in. Any other either meets its external_id
+            // already stored (the same id: already present) or collided with another id's key
+            // and goes in on its own at the next free key of its block.
+            var earliest: String?
+            for (entry, home) in zip(entries, homes) {
+                var inserted = fresh.remove(home) != nil
+                if !inserted, try ExternalKeys.find(entry.key, asset: asset.ref, db) == nil {
+                    guard let free = try ExternalKeys.freeKey(asset: asset.ref, home: home, db) else {
+                        throw DomainError.invalidField("external_id", "'\(entry.key)' cannot be stored: too many ids of this asset share its key")
+                    }
+                    try db.execute(sql: """
+                        INSERT INTO asset_transaction (asset, amount, date, source, note, external_key, external_id, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [asset.ref, entry.row.amountText, entry.row.dateText, source.rawValue, entry.row.note, free,
+                                         entry.key, createdAt])
+                    inserted = true
+                }
+                if inserted {
+                    added += entry.row.amount
+                    if earliest.map({ entry.row.dateText < $0 }) ?? true { earliest = entry.row.dateText }
+                }
+                results.append(inserted)
+            }
+            return earliest
         }
-        // Of rows sharing an external_id, the first went in and the others met it.
-        for entry in entries { try body(entry, fresh.remove(entry.key) != nil) }
+        for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
+        if added != 0 { try SavingsDatabase.addToBalance(assetID: asset.id, amount: Amount.plainText(added), db) }
         entries.removeAll(keepingCapacity: true)
     }
 
     private static let fullSQL = sql(rows: capacity)
 
-    /// `?1` is the asset, `?2` created_at, `?3` the source; five parameters a row follow.
+    /// `?1` is the asset's ref, `?2` created_at, `?3` the source; five parameters a row follow.
     private static func sql(rows: Int) -> String {
-        var sql = "INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at) VALUES "
+        var sql = "INSERT INTO asset_transaction (amount, date, note, external_key, external_id, asset, source, created_at) VALUES "
         for index in 0..<rows {
             let first = 4 + 5 * index
             if index > 0 { sql += "," }
-            sql += "(?\(first),?1,?\(first + 1),?\(first + 2),?3,?\(first + 3),?\(first + 4),?2)"
+            sql += "(?\(first),?\(first + 1),?\(first + 2),?\(first + 3),?\(first + 4),?1,?3,?2)"
         }
-        return sql + " ON CONFLICT(asset_id, external_id) DO NOTHING RETURNING external_id"
+        return sql + " ON CONFLICT(asset, external_key) DO NOTHING RETURNING external_key"
     }
 
     /// SQLite copies the text before the call returns.

@@ -2,21 +2,20 @@ import Foundation
 import GRDB
 import SavingsCore
 
-/// The newest transactions across accounts, newest first (date, then id). There is no index
+/// The newest transactions across accounts, newest first (date, then ref). There is no index
 /// of all transactions by date (a history import spread its rows over most of that index's
-/// pages), so each account's rows come newest first from its own (asset_id, date) range, a
+/// pages), so each account's rows come newest first from its own (asset, date) range, a
 /// few keys at a time, and a merge takes the newest of them.
 struct NewestTransactions {
     /// A transaction's place in the order, and its row.
     private struct Key {
         var date: String
-        var id: String
-        var rowID: Int64
+        var ref: Int64
     }
 
     /// One account's keys read so far (the next one last) and whether it has more.
     private struct Account {
-        var asset: String
+        var asset: Int64
         var keys: [Key]
         var more: Bool
         var batch: Int
@@ -43,19 +42,25 @@ struct NewestTransactions {
         boundArguments = arguments
     }
 
-    /// The rowids of the newest `limit` transactions of the `included` accounts (nil: all),
-    /// after `position` if given, in order.
-    func rowIDs(of included: Set<String>?, after position: (date: String, id: String)?, limit: Int) throws -> [Int64] {
+    /// The refs of the newest `limit` transactions of the `included` accounts (asset ids; nil:
+    /// all), after `position` (a date and a transaction's public id) if given, in order.
+    func refs(of included: Set<String>?, after cursor: (date: String, id: String)?, limit: Int) throws -> [Int64] {
+        let position = try cursor.map { cursor -> (date: String, ref: Int64) in
+            // A row gone since the page was read: rows of its date come again rather than not at all.
+            let uuid = UUID(uuidString: cursor.id)
+            let ref = try uuid.flatMap { uuid in try StoreKey.derivedRef(uuid) ?? TransactionRecord.fetchOne(publicID: uuid, db)?.ref }
+            return (cursor.date, ref ?? .max)
+        }
         // Each account's newest date in bounds (one seek in its index, no row read), newest
         // first: an account is read only once its newest date is as new as the best row so
         // far, so a page reads the few busiest accounts, not all of them.
-        var candidates: [(asset: String, newest: String)] = []
+        var candidates: [(asset: Int64, newest: String)] = []
         let newest = try Row.fetchCursor(db, sql: """
-            SELECT a.id, (SELECT MAX(date) FROM asset_transaction WHERE asset_id = a.id\(bounds)\(position == nil ? "" : " AND date <= ?")) FROM asset a
+            SELECT r.id, r.ref, (SELECT MAX(date) FROM asset_transaction WHERE asset = r.ref\(bounds)\(position == nil ? "" : " AND date <= ?")) FROM asset_ref r
             """, arguments: StatementArguments(boundArguments + (position.map { [$0.date] } ?? [])))
         while let row = try newest.next() {
             let asset: String = row[0]
-            if let date = row[1] as String?, included?.contains(asset) ?? true { candidates.append((asset, date)) }
+            if let date = row[2] as String?, included?.contains(asset) ?? true { candidates.append((row[1], date)) }
         }
         candidates.sort { $0.newest > $1.newest }
         var accounts: [Account] = []
@@ -71,11 +76,11 @@ struct NewestTransactions {
                 pick = Self.best(accounts)
             }
             guard let pick, let key = accounts[pick].keys.popLast() else { break }
-            chosen.append(key.rowID)
+            chosen.append(key.ref)
             // An account that keeps giving the newest rows is read in growing batches.
             let wanted = min(limit - chosen.count, 2 * accounts[pick].batch)
             if accounts[pick].keys.isEmpty, accounts[pick].more, wanted > 0 {
-                (accounts[pick].keys, accounts[pick].more) = try keys(accounts[pick].asset, after: (key.date, key.id), count: wanted)
+                (accounts[pick].keys, accounts[pick].more) = try keys(accounts[pick].asset, after: (key.date, key.ref), count: wanted)
                 accounts[pick].batch = wanted
             }
         }
@@ -87,24 +92,24 @@ struct NewestTransactions {
         var pick: Int?
         for index in accounts.indices {
             guard let head = accounts[index].keys.last else { continue }
-            if let current = pick.flatMap({ accounts[$0].keys.last }), (head.date, head.id) <= (current.date, current.id) { continue }
+            if let current = pick.flatMap({ accounts[$0].keys.last }), (head.date, head.ref) <= (current.date, current.ref) { continue }
             pick = index
         }
         return pick
     }
 
     /// Up to `count` of an account's keys after `position`, oldest first (the next is last).
-    private func keys(_ asset: String, after position: (date: String, id: String)?, count: Int) throws -> (keys: [Key], more: Bool) {
-        let order = "ORDER BY date DESC, id DESC LIMIT ?"
+    private func keys(_ asset: Int64, after position: (date: String, ref: Int64)?, count: Int) throws -> (keys: [Key], more: Bool) {
+        let order = "ORDER BY date DESC, ref DESC LIMIT ?"
         let statement = position == nil
-            ? try db.cachedStatement(sql: "SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) \(order)")
+            ? try db.cachedStatement(sql: "SELECT date, ref FROM asset_transaction WHERE asset = ?\(bounds) \(order)")
             : try db.cachedStatement(sql: """
-                SELECT date, id, rowid FROM asset_transaction WHERE asset_id = ?\(bounds) AND date <= ? AND (date < ? OR id < ?) \(order)
+                SELECT date, ref FROM asset_transaction WHERE asset = ?\(bounds) AND date <= ? AND (date < ? OR ref < ?) \(order)
                 """)
-        var arguments = [asset] + boundArguments
-        if let position { arguments += [position.date, position.date, position.id] }
+        var arguments: [(any DatabaseValueConvertible)?] = [asset] + boundArguments
+        if let position { arguments += [position.date, position.date, position.ref] }
         arguments.append(count)
         let rows = try Row.fetchAll(statement, arguments: StatementArguments(arguments))
-        return (rows.reversed().map { Key(date: $0[0], id: $0[1], rowID: $0[2]) }, rows.count == count)
+        return (rows.reversed().map { Key(date: $0[0], ref: $0[1]) }, rows.count == count)
     }
 }

@@ -69,7 +69,7 @@ extension SavingsDatabase {
     }
 
     static func hasHistory(assetID: String, _ db: Database) throws -> Bool {
-        try TransactionRecord.filter(Column("asset_id") == assetID).fetchCount(db) > 0
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_transaction WHERE asset = ?)", arguments: [try assetRef(assetID, db)]) == true
             || AllocationRecord.filter(Column("asset_id") == assetID).fetchCount(db) > 0
     }
 
@@ -78,8 +78,8 @@ extension SavingsDatabase {
     static func balance(assetID: String, at instant: Date, _ db: Database) throws -> Decimal {
         var total = try String.fetchOne(db.cachedStatement(sql: "SELECT total FROM asset_balance WHERE asset_id = ?"), arguments: [assetID])
             .map { try Amount.parse($0) } ?? 0
-        let later = try String.fetchCursor(db.cachedStatement(sql: "SELECT amount FROM asset_transaction WHERE asset_id = ? AND date > ?"),
-                                           arguments: [assetID, Timestamp.format(instant)])
+        let later = try String.fetchCursor(db.cachedStatement(sql: "SELECT amount FROM asset_transaction WHERE asset = ? AND date > ?"),
+                                           arguments: [try assetRef(assetID, db), Timestamp.format(instant)])
         while let amount = try later.next() { total -= try Amount.parse(amount) }
         return total
     }
@@ -117,7 +117,7 @@ extension SavingsDatabase {
             // Each account's own date range (CROSS JOIN keeps that order): one seek per account.
             // The earliest of these rows is when the figures change next.
             let later = try Row.fetchCursor(db, sql: """
-                SELECT t.asset_id, t.amount, t.date FROM asset a CROSS JOIN asset_transaction t ON t.asset_id = a.id AND t.date > ?
+                SELECT r.id, t.amount, t.date FROM asset_ref r CROSS JOIN asset_transaction t ON t.asset = r.ref AND t.date > ?
                 """, arguments: [Timestamp.format(now)])
             var next: String?
             while let row = try later.next() {

@@ -83,6 +83,7 @@ public struct ImportOptions: Sendable {
 /// One asset an import writes into, with what it has written so far.
 private final class ImportTarget {
     let asset: AssetRecord
+    let ref: Int64
     var allocator: DepositAllocator
     var chunk = ImportChunk()
     var summary: CSVImportResult.AssetSummary
@@ -90,6 +91,7 @@ private final class ImportTarget {
 
     init(asset: AssetRecord, now: Date, checkBalance: Bool, _ db: Database) throws {
         self.asset = asset
+        ref = try SavingsDatabase.assetRef(asset.id, db)
         allocator = try DepositAllocator(asset: asset, now: now, db)
         summary = CSVImportResult.AssetSummary(assetID: asset.id, name: asset.name)
         balance = checkBalance ? RunningBalanceCheck() : nil
@@ -178,10 +180,9 @@ extension SavingsDatabase {
             var result = CSVImportResult()
             result.dryRun = options.dryRun
             var previewLines = Set<Int>()
-            var ids = StoreKey.TimeOrderedSequence(at: now)
             let createdAt = Timestamp.format(now)
             func flush(_ target: ImportTarget) throws {
-                try target.chunk.flush(into: db, assetID: target.asset.id, createdAt: createdAt, ids: &ids) { entry, inserted in
+                try target.chunk.flush(into: db, asset: (target.asset.id, target.ref), createdAt: createdAt) { entry, inserted in
                     if detailed, previewLines.contains(entry.row.line) {
                         result.preview.append(.init(line: entry.row.line, asset: target.asset.name, date: entry.row.dateText,
                                                     amount: entry.row.amountText, note: entry.row.note, externalID: entry.key,
@@ -230,6 +231,7 @@ extension SavingsDatabase {
                 if !partial, result.problemCount > 0 { return }
                 // Identical rows without an external_id are told apart by their order.
                 let key: String
+                var derived = false
                 if let externalID = row.externalID {
                     key = externalID
                 } else {
@@ -243,10 +245,12 @@ extension SavingsDatabase {
                             return try OccurrenceFile(count: max(slots, expected * 2), directory: directory)
                         }
                     }
-                    key = TransactionCSVRow.contentKey(hash, repeat: try seen!.next(hash.0))
+                    let repeated = try seen!.next(hash.0)
+                    key = TransactionCSVRow.contentKey(hash, repeat: repeated)
+                    derived = repeated == 0
                 }
                 if detailed, previewLines.count < ImportOptions.previewRows { previewLines.insert(row.line) }
-                into.chunk.append(row, key: key)
+                into.chunk.append(row, key: key, derived: derived)
                 if into.chunk.isFull { try flush(into) }
             }
             for target in targets {

@@ -61,6 +61,9 @@ extension SavingsDatabase {
             SELECT 'allocation history', asset_id, goal_id FROM allocation_history
              WHERE asset_id NOT IN (SELECT id FROM asset) OR goal_id NOT IN (SELECT id FROM goal)
             """) { "\($0["kind"] as String) row for asset \($0["asset_id"] as String) and goal \($0["goal_id"] as String)" }
+        try invariant("every asset has its integer key", "SELECT id FROM asset WHERE id NOT IN (SELECT id FROM asset_ref)") {
+            "asset \($0["id"] as String) has no row in asset_ref"
+        }
         try invariant("closed months are frozen", """
             SELECT e.month_label, 'has no frozen result' AS problem FROM execution_record e
              WHERE e.status = 'closed' AND (e.completed IS NULL OR e.completed_at IS NULL)
@@ -83,7 +86,7 @@ extension SavingsDatabase {
         }
         invariants.append(.init(name: "amounts are exact decimals", problems: amounts))
         var sums: [String: Decimal] = [:]
-        let transactions = try Row.fetchCursor(db, sql: "SELECT asset_id, amount FROM asset_transaction")
+        let transactions = try Row.fetchCursor(db, sql: "SELECT r.id AS asset_id, t.amount FROM asset_transaction t JOIN asset_ref r ON r.ref = t.asset")
         while let row = try transactions.next() { sums[row["asset_id"] as String, default: 0] += (try? Amount.parse(row["amount"] as String)) ?? 0 }
         var kept: [String: Decimal] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT asset_id, total FROM asset_balance") {

@@ -26,14 +26,14 @@ extension SavingsDatabase {
             let goal = try Self.activeGoal(goalRef, db).goal()
             let (asset, created) = try assetRef.map { (try Self.resolveAsset($0, db).asset(), false) }
                 ?? Self.contributionAsset(for: goal, now: now, db)
-            let transaction = AssetTransaction(id: StoreKey.timeOrdered(at: now), assetID: asset.id, amount: amount, date: date, source: .manual,
-                                               note: note, externalID: nil, createdAt: now)
-            _ = try Self.insertTransaction(transaction, autoAllocate: false, now: now, timeZone: timeZone, db)
+            let (transaction, _) = try Self.insertTransaction(
+                AssetTransaction(id: UUID(), assetID: asset.id, amount: amount, date: date, source: .manual, note: note, externalID: nil,
+                                 createdAt: now), autoAllocate: false, now: now, timeZone: timeZone, db)
             let historyID = try Self.applyAllocationDelta(assetID: asset.id, goalID: goal.id, delta: amount, at: date, now: now,
                                                           timeZone: timeZone, db)
             let id = UUID()
             try ContributionRecord(id: StoreKey.id(id), goalID: StoreKey.id(goal.id), assetID: StoreKey.id(asset.id),
-                                   transactionID: StoreKey.id(transaction.id), historyID: StoreKey.id(historyID),
+                                   transactionRef: StoreKey.derivedRef(transaction.id), historyID: StoreKey.id(historyID),
                                    amount: Amount.plainText(amount), date: Timestamp.format(date), createdAt: Timestamp.format(now),
                                    undoneAt: nil).insert(db)
             return Contribution(id: id, goal: goal, asset: asset, assetCreated: created, transaction: transaction)
@@ -53,8 +53,8 @@ extension SavingsDatabase {
                 throw DomainError(.undoExpired, "contribution \(id) can no longer be undone (the undo window of \(Int(undoWindow)) s has passed)")
             }
             let amount = try Amount.parse(record.amount)
-            if let transactionID = record.transactionID {
-                _ = try TransactionRecord.deleteOne(db, key: transactionID)
+            if let transaction = record.transactionRef {
+                try db.execute(sql: "DELETE FROM asset_transaction WHERE ref = ?", arguments: [transaction])
             }
             // Take the contribution's row out of the timeline and shift later rows back.
             if let historyID = record.historyID, let row = try AllocationHistoryRecord.fetchOne(db, key: historyID) {
@@ -71,7 +71,7 @@ extension SavingsDatabase {
                 try Self.syncAllocation(assetID: entry.assetID, goalID: entry.goalID, now: now, db)
             }
             // Both parts are gone; the record keeps its amount, date and when it was undone.
-            record.transactionID = nil
+            record.transactionRef = nil
             record.historyID = nil
             record.undoneAt = Timestamp.format(now)
             try record.update(db)

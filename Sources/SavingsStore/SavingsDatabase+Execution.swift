@@ -187,12 +187,12 @@ extension SavingsDatabase {
             // Every transaction after the start: the ones up to `end` are the window's changes, and
             // all of them come off the maintained total to give the balance at the start.
             // In time order (the index's order), so the calculator finds them sorted.
-            let later = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ? ORDER BY date")
+            let later = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset = ? AND date > ? ORDER BY date")
             let targetChanges = try db.cachedStatement(sql: """
                 SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ? ORDER BY timestamp, created_at
                 """)
             // An asset's transactions in a range (a reading's end, this one's], in time order.
-            let between = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset_id = ? AND date > ? AND date <= ? ORDER BY date")
+            let between = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset = ? AND date > ? AND date <= ? ORDER BY date")
             // Target rows of an asset in (after, to], in time order.
             func targetRows(_ id: String, after: String) throws -> [AssetTimeline.Change] {
                 try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, after, to]).map { row in
@@ -200,18 +200,19 @@ extension SavingsDatabase {
                     return .target(at: entry.timestamp, createdAt: entry.createdAt, goalID: entry.goalID, amount: entry.amount)
                 }
             }
-            let assets = try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY rowid")
+            let assets = try Row.fetchAll(db, sql: "SELECT a.id, r.ref FROM asset a JOIN asset_ref r ON r.id = a.id ORDER BY a.rowid")
+                .map { (id: $0[0] as String, ref: $0[1] as Int64) }
             // The snapshot is taken: entries still here are valid for it.
             let previous = windows.entries(start: from)
             windows.afterSnapshot.withLock { $0 }?()
             var entries: [String: WindowCache.Entry] = [:]
-            for id in assets {
+            for (id, ref) in assets {
                 let assetID = try StoreKey.uuid(id)
                 if var entry = previous[id], entry.empty || known[assetID] == entry.stamp, entry.end <= to {
                     // Still true up to its end: the same, or the same plus the points dated since.
                     var since: [AssetTimeline.Change] = []
                     if entry.end < to {
-                        try between.forEachStoredTransaction(arguments: [id, entry.end, to]) { point in
+                        try between.forEachStoredTransaction(arguments: [ref, entry.end, to]) { point in
                             since.append(.transaction(at: point.date, amount: point.amount, units: point.units))
                         }
                         since += try targetRows(id, after: entry.end)
@@ -234,7 +235,7 @@ extension SavingsDatabase {
                 var changes: [AssetTimeline.Change] = []
                 let expected = windows.size(of: id)
                 changes.reserveCapacity(expected + expected / 8)  // room for what came since
-                try later.forEachStoredTransaction(arguments: [id, from]) { point in
+                try later.forEachStoredTransaction(arguments: [ref, from]) { point in
                     afterStart.add(point.amount, units: point.units)
                     if point.milliseconds <= endMilliseconds {
                         changes.append(.transaction(at: point.date, amount: point.amount, units: point.units))

@@ -44,20 +44,21 @@ extension SavingsDatabase {
         let date = Timestamp.truncatedToMilliseconds(date)
         return try await write { db in
             let asset = try Self.resolveAsset(reference, db)
-            let transaction = AssetTransaction(id: StoreKey.timeOrdered(at: now), assetID: try StoreKey.uuid(asset.id), amount: amount, date: date,
+            let transaction = AssetTransaction(id: UUID(), assetID: try StoreKey.uuid(asset.id), amount: amount, date: date,
                                                source: source, note: note, externalID: externalID, createdAt: now)
-            let goal = try Self.insertTransaction(transaction, autoAllocate: true, now: now, timeZone: timeZone, db)
-            return RecordedTransaction(transaction: transaction, autoAllocatedGoalID: goal)
+            let (stored, goal) = try Self.insertTransaction(transaction, autoAllocate: true, now: now, timeZone: timeZone, db)
+            return RecordedTransaction(transaction: stored, autoAllocatedGoalID: goal)
         }
     }
 
-    /// Inserts a transaction inside a write; returns the auto-allocated goal if any.
+    /// Inserts a transaction inside a write (its id is the one its row is given); returns it,
+    /// and the auto-allocated goal if any.
     static func insertTransaction(_ transaction: AssetTransaction, autoAllocate: Bool, now: Date, timeZone: TimeZone,
-                                  _ db: Database) throws -> UUID? {
+                                  _ db: Database) throws -> (transaction: AssetTransaction, grown: UUID?) {
         let assetID = StoreKey.id(transaction.assetID)
         if transaction.source != .onchain { try refuseIfWatched(assetID: assetID, db) }
-        if let externalID = transaction.externalID,
-           try TransactionRecord.filter(Column("asset_id") == assetID && Column("external_id") == externalID).fetchCount(db) > 0 {
+        let asset = try assetRef(assetID, db)
+        if let externalID = transaction.externalID, try ExternalKeys.find(externalID, asset: asset, db) != nil {
             throw DomainError(.conflict, "a transaction with external_id '\(externalID)' already exists for this asset",
                               details: ["field": "external_id"])
         }
@@ -67,12 +68,55 @@ extension SavingsDatabase {
             let balance = try balance(assetID: assetID, at: now, db)
             grown = AutoAllocation.goalToGrow(allocations: targets, balanceBefore: balance, deposit: transaction.amount)
         }
-        try TransactionRecord(transaction).insert(db)
+        let stored = try insertRow(transaction, asset: asset, keepID: false, db)
         if let grown {
             _ = try applyAllocationDelta(assetID: transaction.assetID, goalID: grown, delta: transaction.amount,
                                          at: transaction.date, now: now, timeZone: timeZone, db)
         }
-        return grown
+        return (stored, grown)
+    }
+
+    /// Writes one transaction row and adds it to its asset's total. Its id becomes the one its
+    /// ref gives, unless `keepID` (an id from elsewhere: the earlier app's export, a restored
+    /// document, where an id derived from a ref puts the row back at that ref).
+    static func insertRow(_ transaction: AssetTransaction, asset: Int64, keepID: Bool, _ db: Database) throws -> AssetTransaction {
+        let amount = Amount.plainText(transaction.amount), date = Timestamp.format(transaction.date)
+        var key: Int64?
+        if let externalID = transaction.externalID {
+            guard let free = try ExternalKeys.freeKey(asset: asset, home: ExternalKeys.home(externalID), db) else {
+                throw DomainError(.conflict, "external_id '\(externalID)' cannot be stored: too many ids of this asset share its key",
+                                  details: ["field": "external_id"])
+            }
+            key = free
+        }
+        let derived = keepID ? StoreKey.derivedRef(transaction.id) : nil
+        try db.cachedStatement(sql: """
+            INSERT INTO asset_transaction (ref, asset, amount, date, source, note, external_key, external_id, created_at, uuid)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [derived, asset, amount, date, transaction.source.rawValue, transaction.note, key,
+                                     ExternalKeys.storedText(transaction.externalID, dateText: date, amountText: amount, note: transaction.note),
+                                     Timestamp.format(transaction.createdAt), keepID && derived == nil ? StoreKey.bytes(transaction.id) : nil])
+        var stored = transaction
+        if !keepID { stored.id = StoreKey.derivedID(ref: db.lastInsertedRowID) }
+        try addToBalance(assetID: StoreKey.id(transaction.assetID), amount: amount, db)
+        return stored
+    }
+
+    /// Adds inserted transactions' sum to the asset's maintained total (deletes and updates
+    /// keep it by trigger).
+    static func addToBalance(assetID: String, amount: String, _ db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO asset_balance (asset_id, total) VALUES (?, ?)
+            ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, excluded.total)
+            """).execute(arguments: [assetID, amount])
+    }
+
+    /// The integer key of an asset (schema v12's `asset_ref`).
+    static func assetRef(_ assetID: String, _ db: Database) throws -> Int64 {
+        guard let ref = try Int64.fetchOne(db.cachedStatement(sql: "SELECT ref FROM asset_ref WHERE id = ?"), arguments: [assetID]) else {
+            throw StoreError.corrupt("asset \(assetID) has no ref")
+        }
+        return ref
     }
 
     /// Newest first (date, then id), merged from each account's own date range
@@ -90,11 +134,10 @@ extension SavingsDatabase {
                 included = included?.intersection(funding) ?? funding
             }
             guard filter.limit > 0, included?.isEmpty != true else { return [] }
-            let rowIDs = try NewestTransactions(db, from: filter.from, to: filter.to)
-                .rowIDs(of: included, after: filter.after, limit: filter.limit)
-            let row = try db.cachedStatement(sql: "SELECT * FROM asset_transaction WHERE rowid = ?")
-            return try rowIDs.map { rowID in
-                guard let record = try TransactionRecord.fetchOne(row, arguments: [rowID]) else { throw StoreError.corrupt("transaction row \(rowID)") }
+            let refs = try NewestTransactions(db, from: filter.from, to: filter.to)
+                .refs(of: included, after: filter.after, limit: filter.limit)
+            return try refs.map { ref in
+                guard let record = try TransactionRecord.fetchOne(ref: ref, db) else { throw StoreError.corrupt("transaction row \(ref)") }
                 return try record.transaction()
             }
         }
@@ -102,10 +145,10 @@ extension SavingsDatabase {
 
     public func deleteTransaction(_ id: String) async throws -> AssetTransaction {
         try await write { db in
-            guard let uuid = UUID(uuidString: id), let record = try TransactionRecord.fetchOne(db, key: StoreKey.id(uuid)) else {
+            guard let uuid = UUID(uuidString: id), let record = try TransactionRecord.fetchOne(publicID: uuid, db) else {
                 throw DomainError.notFound("transaction", id)
             }
-            try record.delete(db)
+            try db.execute(sql: "DELETE FROM asset_transaction WHERE ref = ?", arguments: [record.ref])
             return try record.transaction()
         }
     }

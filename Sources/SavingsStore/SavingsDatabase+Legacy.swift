@@ -63,9 +63,10 @@ extension SavingsDatabase {
                     count("assets", fresh)
                 }
                 for transaction in plan.transactions {
-                    let fresh = try !exists("SELECT 1 FROM asset_transaction WHERE id = ? OR (asset_id = ? AND external_id = ?)",
-                                            [StoreKey.id(transaction.id), StoreKey.id(transaction.assetID), transaction.externalID])
-                    if fresh { try TransactionRecord(transaction).insert(db) }
+                    let asset = try Self.assetRef(StoreKey.id(transaction.assetID), db)
+                    let fresh = try TransactionRecord.fetchOne(publicID: transaction.id, db) == nil
+                        && (try transaction.externalID.flatMap { try ExternalKeys.find($0, asset: asset, db) }) == nil
+                    if fresh { _ = try Self.insertRow(transaction, asset: asset, keepID: true, db) }
                     count("transactions", fresh)
                 }
                 for allocation in plan.allocations {
@@ -140,7 +141,7 @@ extension SavingsDatabase {
             let id = StoreKey.id(asset)
             let allocated = try String.fetchAll(db, sql: "SELECT amount FROM allocation WHERE asset_id = ?", arguments: [id])
                 .reduce(Decimal(0)) { $0 + (try Amount.parse($1)) }
-            let balance = try String.fetchAll(db, sql: "SELECT amount FROM asset_transaction WHERE asset_id = ?", arguments: [id])
+            let balance = try String.fetchAll(db, sql: "SELECT amount FROM asset_transaction WHERE asset = ?", arguments: [try assetRef(id, db)])
                 .reduce(Decimal(0)) { $0 + (try Amount.parse($1)) }
             guard allocated <= max(balance, 0) else {
                 throw DomainError(.invalidState, "verification failed: asset \(id) would be over-allocated (\(Amount.plainText(allocated)) of \(Amount.plainText(balance))); nothing was imported")

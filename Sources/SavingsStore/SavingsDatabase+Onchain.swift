@@ -37,8 +37,8 @@ extension SavingsDatabase {
                     """, arguments: [Timestamp.format(now), record.id])
             }
             guard let watch = try Self.watch(assetID: record.id, db) else { throw StoreError.corrupt("watch of \(record.id)") }
-            let byHand = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction WHERE asset_id = ? AND source != 'onchain'",
-                                          arguments: [record.id]) ?? 0
+            let byHand = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction WHERE asset = ? AND source != 'onchain'",
+                                          arguments: [try Self.assetRef(record.id, db)]) ?? 0
             return (asset, watch, byHand)
         }
     }
@@ -80,8 +80,8 @@ extension SavingsDatabase {
         try await read { db in
             var stored: [String: Date] = [:]
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT external_id, date FROM asset_transaction WHERE asset_id = ? AND source = 'onchain' AND external_id IS NOT NULL
-                """, arguments: [StoreKey.id(assetID)])
+                SELECT external_id, date FROM asset_transaction WHERE asset = ? AND source = 'onchain' AND external_id IS NOT NULL
+                """, arguments: [try Self.assetRef(StoreKey.id(assetID), db)])
             while let row = try rows.next() { stored[row[0]] = try Timestamp.parse(row[1], field: "date") }
             return stored
         }
@@ -100,11 +100,11 @@ extension SavingsDatabase {
             }
             var allocator = try DepositAllocator(asset: asset, now: now, db)
             var chunk = ImportChunk()
-            var ids = StoreKey.TimeOrderedSequence(at: now)
+            let ref = try Self.assetRef(asset.id, db)
             let createdAt = Timestamp.format(now)
             var inserted = 0
             func flush() throws {
-                try chunk.flush(into: db, assetID: asset.id, source: .onchain, createdAt: createdAt, ids: &ids) { entry, fresh in
+                try chunk.flush(into: db, asset: (asset.id, ref), source: .onchain, createdAt: createdAt) { entry, fresh in
                     guard fresh else { return }
                     inserted += 1
                     try allocator.inserted(amount: entry.row.amount, date: entry.row.date, db)
@@ -132,9 +132,11 @@ extension SavingsDatabase {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await write { db in
             let id = StoreKey.id(assetID)
+            let ref = try Self.assetRef(id, db)
             var gone: [String] = []
             for txid in removed {
-                try db.execute(sql: "DELETE FROM asset_transaction WHERE asset_id = ? AND source = 'onchain' AND external_id = ?", arguments: [id, txid])
+                guard let row = try ExternalKeys.find(txid, asset: ref, db) else { continue }
+                try db.execute(sql: "DELETE FROM asset_transaction WHERE ref = ? AND source = 'onchain'", arguments: [row])
                 if db.changesCount > 0 { gone.append(txid) }
             }
             let balance = try Self.balance(assetID: id, at: now, db)

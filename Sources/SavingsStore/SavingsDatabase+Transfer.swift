@@ -24,7 +24,7 @@ extension SavingsDatabase {
         ("goals", "goal", "created_at, id"),
         ("assets", "asset", "created_at, id"),
         ("watches", "asset_watch", "asset_id"),
-        ("transactions", "asset_transaction", "rowid"),
+        ("transactions", "asset_transaction", "ref"),
         ("allocations", "allocation", "asset_id, goal_id"),
         ("allocation_history", "allocation_history", "rowid"),
         ("contributions", "contribution", "rowid"),
@@ -45,8 +45,12 @@ extension SavingsDatabase {
     public func export(into sink: some TransferSink) async throws {
         try await read { db in
             for (section, table, order) in Self.transferSections {
-                let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(table) ORDER BY \(order)")
+                let cursor = try Row.fetchCursor(db, sql: Self.exportSQL(section: section, table: table, order: order))
                 while let row = try cursor.next() {
+                    if section == "transactions" {
+                        try sink.write(section, try Self.documentRow(TransactionRecord(row: row)))
+                        continue
+                    }
                     var cells: TransferRow = [:]
                     for (column, value) in row {
                         switch value.storage {
@@ -96,7 +100,7 @@ extension SavingsDatabase {
             for (_, table, _) in Self.transferSections.reversed() { try db.execute(sql: "DELETE FROM \(table)") }
             var counts: [String: Int] = [:]
             for (section, table, _) in Self.transferSections {
-                let columns = Set(try db.columns(in: table).map(\.name))
+                let columns = try Self.documentColumns(section: section, table: table, db)
                 for (index, row) in (sections[section] ?? []).enumerated() {
                     let place = "\(section)[\(index)]"
                     if let unknown = row.keys.first(where: { !columns.contains($0) }) {
@@ -112,8 +116,14 @@ extension SavingsDatabase {
                         }
                     }
                     do {
-                        try db.execute(sql: "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
-                                       arguments: StatementArguments(values))
+                        if section == "transactions" {
+                            try Self.restoreTransaction(row, place: place, db)
+                        } else {
+                            // A contribution's transaction_id is looked up twice (a derived ref, stored bytes).
+                            let arguments = zip(names, values).flatMap { name, value in name == "transaction_id" ? [value, value] : [value] }
+                            try db.execute(sql: "INSERT INTO \(table) (\(names.map(Self.storedColumn).joined(separator: ", "))) VALUES (\(names.map { name in name == "transaction_id" ? Self.transactionRefSQL : "?" }.joined(separator: ", ")))",
+                                           arguments: StatementArguments(arguments))
+                        }
                     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                         throw DomainError.invalidField("document", "\(place): \(error.message ?? "violates a constraint")")
                     }
@@ -167,5 +177,77 @@ extension SavingsDatabase {
                 throw DomainError.invalidField("document", "\(field): \(error.message)")
             }
         }
+    }
+
+    // MARK: - Documents of schema v12 tables
+
+    /// The document keeps the shape of earlier schemas: a transaction's `id` and `asset_id`
+    /// and a contribution's `transaction_id` are the public ids, not the integer keys.
+    static func exportSQL(section: String, table: String, order: String) -> String {
+        switch section {
+        case "transactions":
+            "SELECT \(CompactTransactions.columns) FROM \(CompactTransactions.from) ORDER BY t.ref"
+        case "contributions":
+            """
+            SELECT c.id, c.goal_id, c.asset_id, CASE WHEN t.ref IS NULL THEN NULL ELSE public_id(t.ref, t.uuid) END AS transaction_id,
+                   c.history_id, c.amount, c.date, c.created_at, c.undone_at
+              FROM contribution c LEFT JOIN asset_transaction t ON t.ref = c.transaction_ref ORDER BY c.rowid
+            """
+        default:
+            "SELECT * FROM \(table) ORDER BY \(order)"
+        }
+    }
+
+    static func documentColumns(section: String, table: String, _ db: Database) throws -> Set<String> {
+        switch section {
+        case "transactions": ["id", "asset_id", "amount", "date", "source", "note", "external_id", "created_at"]
+        case "contributions": Set(try db.columns(in: table).map { $0.name == "transaction_ref" ? "transaction_id" : $0.name })
+        default: Set(try db.columns(in: table).map(\.name))
+        }
+    }
+
+    static func storedColumn(_ name: String) -> String { name == "transaction_id" ? "transaction_ref" : name }
+
+    /// A contribution's transaction, by its public id: a ref derived from it, else its stored bytes.
+    static let transactionRefSQL = """
+        (SELECT ref FROM asset_transaction WHERE ref = derived_ref(?) AND uuid IS NULL
+         UNION ALL SELECT ref FROM asset_transaction WHERE uuid = uuid_blob(?) LIMIT 1)
+        """
+
+    static func documentRow(_ record: TransactionRecord) throws -> TransferRow {
+        func text(_ value: String?) -> TransferCell { value.map(TransferCell.text) ?? .null }
+        return ["id": .text(StoreKey.id(try record.publicID)), "asset_id": .text(record.assetID), "amount": .text(record.amount),
+                "date": .text(record.date), "source": .text(record.source), "note": text(record.note),
+                "external_id": text(record.externalID), "created_at": .text(record.createdAt)]
+    }
+
+    /// Writes a transaction of a document: at the ref its id was derived from, or keeping its id.
+    static func restoreTransaction(_ row: TransferRow, place: String, _ db: Database) throws {
+        func text(_ column: String) throws -> String? {
+            switch row[column] {
+            case .text(let value)?: return value
+            case .null?, nil: return nil
+            case .integer?: throw DomainError.invalidField("document", "\(place).\(column): expected text")
+            }
+        }
+        func required(_ column: String) throws -> String {
+            guard let value = try text(column) else { throw DomainError.invalidField("document", "\(place).\(column): missing") }
+            return value
+        }
+        guard let source = AssetTransaction.Source(rawValue: try required("source")) else {
+            throw DomainError.invalidField("document", "\(place).source: not manual, onchain or import")
+        }
+        let transaction = AssetTransaction(
+            id: try StoreKey.uuid(try required("id")), assetID: try StoreKey.uuid(try required("asset_id")),
+            amount: try Amount.parse(try required("amount")), date: try Timestamp.parse(try required("date"), field: "date"),
+            source: source, note: try text("note"), externalID: try text("external_id"),
+            createdAt: try Timestamp.parse(try required("created_at"), field: "created_at"))
+        guard let asset = try Int64.fetchOne(db, sql: "SELECT ref FROM asset_ref WHERE id = ?", arguments: [StoreKey.id(transaction.assetID)]) else {
+            throw DomainError.invalidField("document", "\(place): asset \(StoreKey.id(transaction.assetID)) is not in the document")
+        }
+        if let externalID = transaction.externalID, try ExternalKeys.find(externalID, asset: asset, db) != nil {
+            throw DomainError.invalidField("document", "\(place): external_id '\(externalID)' appears twice for its asset")
+        }
+        _ = try insertRow(transaction, asset: asset, keepID: StoreKey.derivedRef(transaction.id) == nil, db)
     }
 }

@@ -31,7 +31,7 @@ public struct SavingsDatabase: Sendable {
         configuration.qos = .default
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            db.add(function: Schema.decimalAdd)
+            for function in Schema.functions { db.add(function: function) }
         }
         let pool: DatabasePool
         do {
@@ -48,7 +48,7 @@ public struct SavingsDatabase: Sendable {
     public static func inMemory() throws -> SavingsDatabase {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.prepareDatabase { db in db.add(function: Schema.decimalAdd) }
+        configuration.prepareDatabase { db in for function in Schema.functions { db.add(function: function) } }
         let database = SavingsDatabase(writer: try DatabaseQueue(configuration: configuration))
         try database.migrate()
         return database
@@ -128,7 +128,7 @@ public struct SavingsDatabase: Sendable {
                 "goals": try GoalRecord.filter(GoalRecord.Columns.archived == false).fetchCount(db),
                 "archived_goals": try GoalRecord.filter(GoalRecord.Columns.archived == true).fetchCount(db),
                 "assets": try AssetRecord.fetchCount(db),
-                "transactions": try TransactionRecord.fetchCount(db),
+                "transactions": try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0,
                 "allocations": try AllocationRecord.fetchCount(db),
                 "rates": try RateRecord.fetchCount(db),
             ]

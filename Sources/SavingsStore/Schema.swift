@@ -239,8 +239,14 @@ enum Schema {
                 );
                 """)
         }
+        migrator.registerMigration("v12-compact-transactions") { db in
+            try CompactTransactions.migrate(db)
+        }
         return migrator
     }
+
+    /// The SQL functions triggers and migrations call, added to every connection.
+    static var functions: [DatabaseFunction] { [decimalAdd] + CompactTransactions.functions }
 
     /// `decimal_add(a, b)`: exact decimal addition of two decimal texts ("--x" is read as "x",
     /// so the delete trigger can negate by prefixing '-').

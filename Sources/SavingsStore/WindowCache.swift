@@ -66,17 +66,37 @@ final class WindowCache: Sendable {
             if let id = String.fromDatabaseValue(values[0]), let date = String.fromDatabaseValue(values[1]) { touch(id, date: date) }
             return nil
         })
-        var sql = ""
-        for (table, date) in [("asset_transaction", "date"), ("allocation_history", "timestamp")] {
-            let touch = { (row: String) in "SELECT \(Self.functionName)(\(row).asset_id, \(row).\(date));" }
+        // A bulk insert touches its asset once itself (`touchingOnce`), not once a row.
+        var sql = "CREATE TEMP TABLE window_quiet (bulk INTEGER);\n"
+        for (table, date, asset) in [("asset_transaction", "date", { (row: String) in "(SELECT id FROM main.asset_ref WHERE ref = \(row).asset)" }),
+                                     ("allocation_history", "timestamp", { (row: String) in "\(row).asset_id" })] {
+            let touch = { (row: String) in "SELECT \(Self.functionName)(\(asset(row)), \(row).\(date));" }
+            let quiet = table == "asset_transaction" ? " WHEN NOT EXISTS (SELECT 1 FROM temp.window_quiet)" : ""
             sql += """
-                CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table) BEGIN \(touch("NEW")) END;
+                CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table)\(quiet) BEGIN \(touch("NEW")) END;
                 CREATE TEMP TRIGGER \(table)_touch_delete AFTER DELETE ON main.\(table) BEGIN \(touch("OLD")) END;
                 CREATE TEMP TRIGGER \(table)_touch_update AFTER UPDATE ON main.\(table) BEGIN \(touch("OLD")) \(touch("NEW")) END;
 
                 """
         }
         try db.execute(sql: sql)
+    }
+
+    /// Runs a bulk insert of transactions into one asset without a call per row, then touches
+    /// the asset once at the earliest date `body` returns (nil: nothing went in). On a
+    /// connection without the cache installed it is just `body`.
+    static func touchingOnce(_ db: Database, assetID: String, _ body: () throws -> String?) throws {
+        guard try db.tableExists("window_quiet", in: "temp") else {
+            _ = try body()
+            return
+        }
+        try db.execute(sql: "INSERT INTO temp.window_quiet VALUES (1)")
+        let earliest: String?
+        do {
+            defer { try? db.execute(sql: "DELETE FROM temp.window_quiet") }
+            earliest = try body()
+        }
+        if let earliest { try db.execute(sql: "SELECT \(functionName)(?, ?)", arguments: [assetID, earliest]) }
     }
 
     /// A row of an asset dated `date` changes in the write in progress: the asset's readings
