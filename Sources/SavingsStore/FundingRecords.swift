@@ -290,31 +290,6 @@ enum StoreKey {
         return UUID(uuid: value)
     }
 
-    /// Ids for many rows written at one instant: the first is `timeOrdered(at:)`, and each next
-    /// one is the one before plus one in its last 62 bits (RFC 9562's counter method), so they
-    /// are unique and in order with a single draw of randomness.
-    struct TimeOrderedSequence {
-        private var bytes: uuid_t
-
-        init(at date: Date) { self.init(first: StoreKey.timeOrdered(at: date)) }
-
-        init(first: UUID) { bytes = first.uuid }
-
-        mutating func next() -> String {
-            let id = StoreKey.id(UUID(uuid: bytes))
-            withUnsafeMutableBytes(of: &bytes) { raw in
-                var index = 15
-                while index > 8 {
-                    raw[index] &+= 1
-                    if raw[index] != 0 { return }
-                    index -= 1
-                }
-                raw[8] = 0x80 | (raw[8] &+ 1) & 0x3F
-            }
-            return id
-        }
-    }
-
     /// The 16 bytes of an id, as `uuid` columns keep them.
     static func bytes(_ uuid: UUID) -> Data { withUnsafeBytes(of: uuid.uuid) { Data($0) } }
 

@@ -73,20 +73,6 @@ import Testing
         #expect(again.inserted == 0 && again.alreadyPresent == 2, "\(again)")
         #expect(try await balance(db) == 11)
     }
-
-    /// Ids of one import are unique and in order, the counter carrying across bytes.
-    @Test func sequentialIDsCarry() throws {
-        var first = StoreKey.timeOrdered(at: now).uuid
-        withUnsafeMutableBytes(of: &first) { raw in
-            for index in 10...15 { raw[index] = 0xFF }
-            raw[9] = 0xFE
-        }
-        var ids = StoreKey.TimeOrderedSequence(first: UUID(uuid: first))
-        let made = (0..<1000).map { _ in ids.next() }
-        #expect(Set(made).count == made.count)
-        #expect(made == made.sorted())
-        #expect(made.allSatisfy { $0.count == 36 && $0.dropFirst(14).first == "7" && "89ab".contains($0.dropFirst(19).first!) })
-    }
 }
 
 @Suite struct OccurrenceFileTests {

@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+import SavingsCore
+import Testing
+@testable import SavingsStore
+
+/// Schema v12: transactions keyed by integers, the ids clients hold still working.
+@Suite struct CompactKeyTests {
+    let utc = TimeZone(identifier: "UTC")!
+    let now = Date(timeIntervalSince1970: 1_795_000_000)
+    let assetID = "5e912fc5-4d4f-4c1f-8348-9ec4dc203b0c"
+    let goalID = "0b4c6a3e-6a55-4f6e-9d0c-3f3c6f1d2a10"
+    let manualID = "018f2a6e-1111-7abc-8def-0123456789ab"
+    let importedID = "018f2a6e-2222-7abc-8def-0123456789ab"
+    let byFileID = "018f2a6e-3333-7abc-8def-0123456789ab"
+
+    func temporaryPath() throws -> String {
+        let directory = NSTemporaryDirectory() + "savingsd-compact-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/savings.db"
+    }
+
+    /// A database as v11 wrote it: text ids everywhere, a content-keyed import row, a row with the
+    /// file's own external_id, and a contribution pointing at a transaction.
+    func writeV11Database(at path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in for function in Schema.functions { db.add(function: function) } }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        try Schema.migrator.migrate(queue, upTo: "v11-onchain-watch")
+        let stamp = "2026-11-01T00:00:00.000Z"
+        let content = ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO goal (id, name, name_key, currency, target_amount, deadline, start_date, created_at, updated_at)
+                VALUES (?, 'Trip', 'trip', 'EUR', '1000', '2027-06-30', '2026-01-01', ?, ?);
+                INSERT INTO asset (id, name, name_key, currency, kind, created_at, updated_at) VALUES (?, 'Bank', 'bank', 'EUR', 'fiat', ?, ?);
+                INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at) VALUES
+                    (?, ?, '5', '2026-01-01T10:00:00.000Z', 'manual', 'cash', NULL, ?),
+                    (?, ?, '20', '2026-01-02T00:00:00.000Z', 'import', 'salary', ?, ?),
+                    (?, ?, '-3', '2026-01-03T00:00:00.000Z', 'import', 'fee', 'bank-77', ?);
+                INSERT INTO contribution (id, goal_id, asset_id, transaction_id, history_id, amount, date, created_at)
+                VALUES ('c0ffee00-0000-4000-8000-000000000001', ?, ?, ?, NULL, '5', '2026-01-01T10:00:00.000Z', ?);
+                """, arguments: [goalID, stamp, stamp, assetID, stamp, stamp,
+                                 manualID, assetID, stamp, importedID, assetID, content, stamp, byFileID, assetID, stamp,
+                                 goalID, assetID, manualID, stamp])
+        }
+        try queue.close()
+    }
+
+    /// The migration keeps every id and external_id, the balance and the contribution's link;
+    /// the old ids still find and delete their rows; the same rows imported again are present.
+    @Test func aV11DatabaseMigratesKeepingWhatClientsHold() async throws {
+        let path = try temporaryPath()
+        try writeV11Database(at: path)
+        let db = try SavingsDatabase.open(path: path)
+        #expect(try await db.schemaVersion() == Schema.migrator.migrations.count)
+        let report = try await db.check()
+        #expect(report.ok, "\(report.summary)")
+        let listed = try await db.transactions(TransactionFilter(limit: 10))
+        #expect(listed.map { StoreKey.id($0.id) } == [byFileID, importedID, manualID])
+        #expect(listed.map(\.externalID) == ["bank-77", ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary"), nil])
+        #expect(try await db.portfolio(now: now, pivot: try CurrencyCode("EUR")).balances.values.reduce(0, +) == 22)
+        // The content key is not stored twice: it is worked out from the row.
+        let stored = try await db.writer.read { db in try String?.fetchAll(db, sql: "SELECT external_id FROM asset_transaction ORDER BY ref") }
+        #expect(stored == [nil, nil, "bank-77"])
+
+        let file = NSTemporaryDirectory() + "again-\(UUID().uuidString).csv"
+        try "date,amount,note,external_id\n2026-01-02,20,salary,\n2026-01-03,-3,fee,bank-77\n2026-01-04,1,new,\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let again = try await db.importTransactions(asset: "Bank", path: file, partial: false, now: now, timeZone: utc)
+        #expect(again.inserted == 1 && again.alreadyPresent == 2, "\(again)")
+
+        let deleted = try await db.deleteTransaction(manualID)
+        #expect(deleted.note == "cash")
+        let link = try await db.writer.read { db in try Int64?.fetchOne(db, sql: "SELECT transaction_ref FROM contribution") }
+        #expect(link == .some(nil), "the contribution's link is cleared with its transaction")
+        #expect(try await db.portfolio(now: now, pivot: try CurrencyCode("EUR")).balances.values.reduce(0, +) == 18)
+        try db.close()
+    }
+
+    /// New rows get ids derived from their integer key; they find and delete their rows, and a
+    /// look-alike of another form (or a ref never given) finds nothing.
+    @Test func newRowsHaveIDsDerivedFromTheirKey() async throws {
+        let db = try SavingsDatabase.inMemory()
+        _ = try await db.createAsset(try NewAsset(name: "Bank", currency: "EUR", kind: "fiat", address: nil, notes: nil), now: now)
+        let added = try await db.addTransaction(asset: "Bank", amount: 7, date: now, note: nil, externalID: "x-1", now: now, timeZone: utc)
+        let id = added.transaction.id
+        #expect(StoreKey.derivedRef(id) != nil)
+        #expect(StoreKey.id(id).hasPrefix("73617664-0000-8000-80"))
+        #expect(try await db.transactions(TransactionFilter(limit: 5)).map(\.id) == [id])
+        await #expect(throws: DomainError.self) { _ = try await db.deleteTransaction(StoreKey.id(StoreKey.derivedID(ref: 99))) }
+        await #expect(throws: DomainError.self) {
+            _ = try await db.addTransaction(asset: "Bank", amount: 1, date: now, note: nil, externalID: "x-1", now: now, timeZone: utc)
+        }
+        #expect(try await db.deleteTransaction(StoreKey.id(id)).amount == 7)
+        // AUTOINCREMENT: the next row never takes the deleted one's key (and so its id).
+        let next = try await db.addTransaction(asset: "Bank", amount: 1, date: now, note: nil, externalID: nil, now: now, timeZone: utc)
+        #expect(next.transaction.id != id)
+    }
+
+    /// Two external ids of one asset whose keys collide both stay, each found as itself: the
+    /// second takes the next free key of its block.
+    @Test func collidingExternalIDsBothStay() async throws {
+        let db = try SavingsDatabase.inMemory()
+        _ = try await db.createAsset(try NewAsset(name: "Bank", currency: "EUR", kind: "fiat", address: nil, notes: nil), now: now)
+        let home = ExternalKeys.home("wanted")
+        // Another id already holding the home key of "wanted" (as a hash collision would).
+        try await db.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO asset_transaction (asset, amount, date, source, note, external_key, external_id, created_at)
+                VALUES ((SELECT ref FROM asset_ref), '1', '2026-01-01T00:00:00.000Z', 'import', NULL, ?, 'squatter', '2026-01-01T00:00:00.000Z')
+                """, arguments: [home])
+            try SavingsDatabase.addToBalance(assetID: try String.fetchOne(db, sql: "SELECT id FROM asset")!, amount: "1", db)
+        }
+        let file = NSTemporaryDirectory() + "collide-\(UUID().uuidString).csv"
+        try "date,amount,note,external_id\n2026-01-02,5,first,wanted\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let first = try await db.importTransactions(asset: "Bank", path: file, partial: false, now: now, timeZone: utc)
+        #expect(first.inserted == 1, "\(first)")
+        let again = try await db.importTransactions(asset: "Bank", path: file, partial: false, now: now, timeZone: utc)
+        #expect(again.inserted == 0 && again.alreadyPresent == 1, "\(again)")
+        let keys = try await db.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT external_id, external_key FROM asset_transaction ORDER BY ref").map { ($0[0] as String, $0[1] as Int64) }
+        }
+        #expect(keys.map(\.0) == ["squatter", "wanted"] && keys.map(\.1) == [home, home + 1])
+        await #expect(throws: DomainError.self) {
+            _ = try await db.addTransaction(asset: "Bank", amount: 1, date: now, note: nil, externalID: "wanted", now: now, timeZone: utc)
+        }
+        #expect(try await db.check().ok)
+    }
+
+    /// Each query of the large table reads the index made for it (v12 keeps three: the
+    /// idempotency key, the (asset, date) windows, the ids kept from before), never the table.
+    @Test func queriesReadTheirIndexes() async throws {
+        let database = try SavingsDatabase.inMemory()
+        let plans = try await database.writer.read { db in
+            try [
+                "SELECT date, amount FROM asset_transaction WHERE asset = 1 AND date > 'x' ORDER BY date",
+                "SELECT date, ref FROM asset_transaction WHERE asset = 1 AND date <= 'x' AND (date < 'x' OR ref < 5) ORDER BY date DESC, ref DESC LIMIT 8",
+                "SELECT ref FROM asset_transaction WHERE asset = 1 AND external_key BETWEEN 0 AND 15",
+                "SELECT ref FROM asset_transaction WHERE uuid = x'00112233445566778899aabbccddeeff'",
+                "SELECT EXISTS (SELECT 1 FROM asset_transaction WHERE asset = 1)",
+            ].map { sql in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ") }
+        }
+        #expect(plans[0].contains("COVERING INDEX asset_transaction_by_asset_date"), "\(plans[0])")
+        // Rows come in date order; only ties of one date are sorted by ref (the page is small).
+        #expect(plans[1].contains("COVERING INDEX asset_transaction_by_asset_date") && !plans[1].contains("TEMP B-TREE FOR ORDER BY"), "\(plans[1])")
+        #expect(plans[2].contains("asset_transaction_by_key"), "\(plans[2])")
+        #expect(plans[3].contains("asset_transaction_by_uuid"), "\(plans[3])")
+        #expect(plans[4].contains("COVERING INDEX"), "\(plans[4])")
+        let indexes = try await database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'asset_transaction' AND sql IS NOT NULL ORDER BY name")
+        }
+        #expect(indexes == ["asset_transaction_by_asset_date", "asset_transaction_by_key", "asset_transaction_by_uuid"])
+    }
+}
