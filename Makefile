@@ -1,10 +1,11 @@
 # savingsd — the two commands: `make run` and `make test`. Both install what is missing first.
 SWIFT ?= swift
 APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite3
-# The tests also render the HTML report in headless Chromium (make test only).
-TEST_PACKAGES := chromium-headless-shell
-# The benchmark baselines also need hledger (make bench only).
-BENCH_PACKAGES := hledger
+# The tests also render the HTML report in headless Chromium; the benchmark's smoke run times
+# savingsctl against socat with hyperfine (make test).
+TEST_PACKAGES := chromium-headless-shell hyperfine socat
+# The benchmark baselines also need hledger, and strace counts system calls (make bench only).
+BENCH_PACKAGES := hledger hyperfine socat strace
 BIN = $(shell $(SWIFT) build --show-bin-path)
 
 .PHONY: all deps build run test bench bench-smoke fuzz install docs clean

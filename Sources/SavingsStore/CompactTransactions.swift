@@ -22,6 +22,7 @@ enum CompactTransactions {
     static let from = "asset_transaction t JOIN asset_ref r ON r.ref = t.asset"
 
     static func migrate(_ db: Database) throws {
+        let before = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
         try db.execute(sql: """
             CREATE TABLE asset_ref (
                 ref INTEGER PRIMARY KEY,
@@ -41,7 +42,7 @@ enum CompactTransactions {
                 external_key INTEGER,
                 external_id TEXT,
                 created_at TEXT NOT NULL,
-                uuid BLOB CHECK (uuid IS NULL OR length(uuid) = 16)
+                uuid BLOB
             );
             INSERT INTO transaction_v12 (asset, amount, date, source, note, external_key, external_id, created_at, uuid)
                 SELECT r.ref, t.amount, t.date, t.source, t.note, external_key(t.external_id),
@@ -89,6 +90,12 @@ enum CompactTransactions {
                 }
             }
             try createKeyIndex(db)
+        }
+        // Every row came across, each with its asset's key (the deferred foreign-key check
+        // follows; `db.check` verifies the balances against the rows).
+        let after = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
+        guard after == before, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset WHERE id NOT IN (SELECT id FROM asset_ref)") == 0 else {
+            throw StoreError.corrupt("the v12 migration kept \(after) of \(before) transactions")
         }
         // Balances: inserts add to the total where they are made (one update per import, not a
         // function call per row: `TransactionWriter`); deletes and updates keep triggers.

@@ -293,27 +293,10 @@ enum StoreKey {
     /// The 16 bytes of an id, as `uuid` columns keep them.
     static func bytes(_ uuid: UUID) -> Data { withUnsafeBytes(of: uuid.uuid) { Data($0) } }
 
-    /// The public id of a row from schema v12 on: a version 8 UUID (RFC 9562's custom
-    /// layout) whose first four bytes spell "savd" and whose last seven hold the row's ref.
-    /// Random (version 4) and time-ordered (version 7) ids never take this form.
-    static func derivedID(ref: Int64) -> UUID {
-        var value: uuid_t = (0x73, 0x61, 0x76, 0x64, 0, 0, 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &value) { raw in
-            for index in 9..<16 { raw[index] = UInt8(truncatingIfNeeded: UInt64(ref) >> (8 * (15 - index))) }
-        }
-        return UUID(uuid: value)
-    }
+    /// The public id of a row from schema v12 on (`TransactionID`).
+    static func derivedID(ref: Int64) -> UUID { TransactionID.derived(ref: ref) }
 
-    /// The ref a derived id holds; nil for any other id.
-    static func derivedRef(_ uuid: UUID) -> Int64? {
-        withUnsafeBytes(of: uuid.uuid) { raw -> Int64? in
-            guard raw[0] == 0x73, raw[1] == 0x61, raw[2] == 0x76, raw[3] == 0x64, raw[4] == 0, raw[5] == 0, raw[6] == 0x80, raw[7] == 0,
-                  raw[8] == 0x80 else { return nil }
-            var ref: UInt64 = 0
-            for index in 9..<16 { ref = ref << 8 | UInt64(raw[index]) }
-            return ref > 0 ? Int64(ref) : nil
-        }
-    }
+    static func derivedRef(_ uuid: UUID) -> Int64? { TransactionID.ref(uuid) }
 
     /// A row's public id: its stored bytes, or the id derived from its ref.
     static func publicID(ref: Int64, stored: Data?) throws -> UUID {

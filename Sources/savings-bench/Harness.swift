@@ -198,7 +198,17 @@ func run(_ executable: String, _ arguments: [String], input: String? = nil) thro
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let out = Pipe(), err = Pipe()
+    // Standard error goes to a file: a pipe left unread while standard output is read would
+    // stall a program with much to say on both.
+    let out = Pipe()
+    let errorPath = NSTemporaryDirectory() + "bench-stderr-\(UUID().uuidString)"
+    guard FileManager.default.createFile(atPath: errorPath, contents: nil), let err = FileHandle(forUpdatingAtPath: errorPath) else {
+        throw BenchError("cannot create \(errorPath)")
+    }
+    defer {
+        try? err.close()
+        try? FileManager.default.removeItem(atPath: errorPath)
+    }
     process.standardOutput = out
     process.standardError = err
     let stdin = Pipe()
@@ -209,8 +219,9 @@ func run(_ executable: String, _ arguments: [String], input: String? = nil) thro
         try stdin.fileHandleForWriting.close()
     }
     let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    try err.seek(toOffset: 0)
+    let errors = err.readDataToEndOfFile()
     guard process.terminationStatus == 0 else {
         throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self).prefix(400))")
     }
