@@ -7,6 +7,9 @@ TEST_PACKAGES := chromium-headless-shell hyperfine socat
 # The benchmark baselines also need hledger, and strace counts system calls (make bench only).
 BENCH_PACKAGES := hledger hyperfine socat strace
 BIN = $(shell $(SWIFT) build --show-bin-path)
+# Release binaries link the Swift runtime and Foundation statically, with packed relative
+# relocations: savingsctl starts in about half the time (no shared libraries to load and relocate).
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 
 .PHONY: all deps build run test bench bench-smoke fuzz install docs clean
 
@@ -52,8 +55,8 @@ test: deps
 ## Figures are ratios to baselines measured in the same run; timing never fails the build.
 bench: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(BENCH_PACKAGES)"
-	$(SWIFT) build -c release
-	$$($(SWIFT) build -c release --show-bin-path)/savings-bench --output BENCHMARKS.md
+	$(SWIFT) build $(RELEASE_FLAGS)
+	$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/savings-bench --output BENCHMARKS.md
 
 ## The benchmark on a tiny dataset, to keep it working (part of make test).
 bench-smoke: deps
@@ -80,10 +83,11 @@ docs: deps
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD_CONFIG ?= release
+BUILD_FLAGS = $(if $(filter release,$(BUILD_CONFIG)),$(RELEASE_FLAGS),-c $(BUILD_CONFIG))
 install: deps
-	$(SWIFT) build -c $(BUILD_CONFIG) --product savingsd
-	$(SWIFT) build -c $(BUILD_CONFIG) --product savingsctl
-	@set -e; release=$$($(SWIFT) build -c $(BUILD_CONFIG) --show-bin-path); \
+	$(SWIFT) build $(BUILD_FLAGS) --product savingsd
+	$(SWIFT) build $(BUILD_FLAGS) --product savingsctl
+	@set -e; release=$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path); \
 	root="$(DESTDIR)$(PREFIX)"; \
 	install -D -m 0755 "$$release/savingsd" "$$root/bin/savingsd"; \
 	install -D -m 0755 "$$release/savingsctl" "$$root/bin/savingsctl"; \
