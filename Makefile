@@ -2,10 +2,10 @@
 SWIFT ?= swift
 APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite3
 # The tests also render the HTML report in headless Chromium; the benchmark's smoke run times
-# savingsctl against socat with hyperfine (make test).
-TEST_PACKAGES := chromium-headless-shell hyperfine socat
+# savingsctl against socat with hyperfine, and its peak memory with GNU time (make test).
+TEST_PACKAGES := chromium-headless-shell hyperfine socat time
 # The benchmark baselines also need hledger, and strace counts system calls (make bench only).
-BENCH_PACKAGES := hledger hyperfine socat strace
+BENCH_PACKAGES := hledger hyperfine socat strace time
 BIN = $(shell $(SWIFT) build --show-bin-path)
 # Release binaries link the Swift runtime and Foundation statically, with packed relative
 # relocations: savingsctl starts in about half the time (no shared libraries to load and relocate).

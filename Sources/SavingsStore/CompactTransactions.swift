@@ -16,6 +16,8 @@ import SavingsCore
 ///   The text is kept to tell collisions apart, except where it is the row's own content key
 ///   ("csv-" and the hash of its date, amount and note), which is worked out again when read.
 enum CompactTransactions {
+    static let migration = "v12-compact-transactions"
+
     /// The columns every reader of a transaction row selects, `t` being the transaction and
     /// `r` its asset's `asset_ref` row.
     static let columns = "t.ref, t.uuid, r.id AS asset_id, t.amount, t.date, t.source, t.note, t.external_key, t.external_id, t.created_at"

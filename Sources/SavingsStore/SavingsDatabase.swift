@@ -17,8 +17,9 @@ public struct SavingsDatabase: Sendable {
     /// backup directory, so an upgrade can always be undone.
     public static func open(path: String, backups: BackupPolicy? = nil, now: Date = Date()) throws -> SavingsDatabase {
         let existed = try DatabaseFile.preparePrivateFile(at: path)
+        var applied: Set<String> = []
         if existed {
-            let applied = try refuseNewerSchema(path: path)
+            applied = try refuseNewerSchema(path: path)
             if let backups, !applied.isEmpty, applied.count < Schema.migrator.migrations.count {
                 try backupBeforeMigration(path: path, applied: applied, policy: backups, now: now)
             }
@@ -41,6 +42,18 @@ public struct SavingsDatabase: Sendable {
         }
         let database = SavingsDatabase(writer: pool)
         try database.migrate()
+        // Moving transactions to integer keys (v12) leaves the old rows' pages free: the file
+        // is rewritten once, so an upgraded database takes what one written as v12 takes.
+        if !applied.isEmpty, !applied.contains(CompactTransactions.migration) {
+            do {
+                try pool.writeWithoutTransaction { db in
+                    try db.execute(sql: "VACUUM")
+                    try db.checkpoint(.truncate)
+                }
+            } catch {
+                throw StoreError(message: "cannot compact \(path) after its upgrade: \(error)")
+            }
+        }
         return database
     }
 

@@ -239,7 +239,7 @@ enum Schema {
                 );
                 """)
         }
-        migrator.registerMigration("v12-compact-transactions") { db in
+        migrator.registerMigration(CompactTransactions.migration) { db in
             try CompactTransactions.migrate(db)
         }
         return migrator

@@ -22,20 +22,18 @@ func hyperfineMeans(_ commands: [String], runs: Int, work: String) throws -> [Do
     }
 }
 
-/// Runs a program to completion and returns its peak resident memory (bytes).
+/// A program's peak resident memory (bytes), as GNU time reports it. (A child's own rusage
+/// would not do: spawned from this large process, it counts this process's pages until exec.)
 func peakRSS(_ executable: String, _ arguments: [String]) throws -> Int {
-    var pid: pid_t = 0
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { throw BenchError("cannot start \(executable)") }
-    var status: Int32 = 0
-    var usage = rusage()
-    guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed") }
-    return usage.ru_maxrss * 1024
+    let time = "/usr/bin/time"
+    guard access(time, X_OK) == 0 else { throw BenchError("GNU time is not installed (make bench installs it)") }
+    let report = NSTemporaryDirectory() + "bench-time-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: report) }
+    try run(time, ["-f", "%M", "-o", report, executable] + arguments)
+    guard let kilobytes = Int(try String(contentsOfFile: report, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        throw BenchError("GNU time gave no peak memory for \(executable)")
+    }
+    return kilobytes * 1024
 }
 
 /// The system calls a server makes while it answers `count` requests on one connection,

@@ -56,6 +56,8 @@ import Testing
         #expect(try await db.schemaVersion() == Schema.migrator.migrations.count)
         let report = try await db.check()
         #expect(report.ok, "\(report.summary)")
+        // The upgrade rewrites the file: the old rows' pages are not left free.
+        #expect(try await db.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA freelist_count") } == 0)
         let listed = try await db.transactions(TransactionFilter(limit: 10))
         #expect(listed.map { StoreKey.id($0.id) } == [byFileID, importedID, manualID])
         #expect(listed.map(\.externalID) == ["bank-77", ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary"), nil])
