@@ -44,6 +44,10 @@ import Testing
         #expect(inline["format"] == "savingsd-export")
         #expect(inline["version"] == 1)
         #expect(inline["execution_records"]?.arrayValue?.count == 1)
+        // Contributions name their deposits by the ids tx.list shows, whatever keys the rows have.
+        let transactionIDs = Set((inline["transactions"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+        let linked = (inline["contributions"]?.arrayValue ?? []).compactMap { $0["transaction_id"]?.stringValue }
+        #expect(linked.count == 2 && linked.allSatisfy(transactionIDs.contains), "\(linked) in \(transactionIDs)")
         let path = source.directory + "/export.json"
         let written = try source.call("data.export", ["path": .string(path)])
         #expect(fileMode(path) == 0o600)
