@@ -22,6 +22,12 @@ enum CompactTransactions {
     /// `r` its asset's `asset_ref` row.
     static let columns = "t.ref, t.uuid, r.id AS asset_id, t.amount, t.date, t.source, t.note, t.external_key, t.external_id, t.created_at"
     static let from = "asset_transaction t JOIN asset_ref r ON r.ref = t.asset"
+    /// One row: ref (NULL: the next), asset, amount, date, source, note, external_key,
+    /// external_id, created_at, uuid.
+    static let insertOne = """
+        INSERT INTO asset_transaction (ref, asset, amount, date, source, note, external_key, external_id, created_at, uuid)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     static func migrate(_ db: Database) throws {
         let before = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0

@@ -87,11 +87,9 @@ struct ImportChunk {
                     guard let free = try ExternalKeys.freeKey(asset: asset.ref, home: home, db) else {
                         throw DomainError.invalidField("external_id", "'\(entry.key)' cannot be stored: too many ids of this asset share its key")
                     }
-                    try db.execute(sql: """
-                        INSERT INTO asset_transaction (asset, amount, date, source, note, external_key, external_id, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [asset.ref, entry.row.amountText, entry.row.dateText, source.rawValue, entry.row.note, free,
-                                         entry.key, createdAt])
+                    try db.cachedStatement(sql: CompactTransactions.insertOne).execute(arguments: [
+                        nil, asset.ref, entry.row.amountText, entry.row.dateText, source.rawValue, entry.row.note, free, entry.key, createdAt, nil,
+                    ])
                     inserted = true
                 }
                 if inserted {

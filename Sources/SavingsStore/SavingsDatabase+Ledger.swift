@@ -90,10 +90,7 @@ extension SavingsDatabase {
             key = free
         }
         let derived = keepID ? StoreKey.derivedRef(transaction.id) : nil
-        try db.cachedStatement(sql: """
-            INSERT INTO asset_transaction (ref, asset, amount, date, source, note, external_key, external_id, created_at, uuid)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [derived, asset, amount, date, transaction.source.rawValue, transaction.note, key,
+        try db.cachedStatement(sql: CompactTransactions.insertOne).execute(arguments: [derived, asset, amount, date, transaction.source.rawValue, transaction.note, key,
                                      ExternalKeys.storedText(transaction.externalID, dateText: date, amountText: amount, note: transaction.note),
                                      Timestamp.format(transaction.createdAt), keepID && derived == nil ? StoreKey.bytes(transaction.id) : nil])
         var stored = transaction
