@@ -62,11 +62,14 @@ public struct DaemonContext: Sendable {
         let key = FiguresCache.DashboardKey(snapshot: valuation.portfolio.snapshot, currency: currency, stale: valuation.staleRateCount,
                                             month: month)
         if let known = figures.dashboard(key) { return Self.dashboard(known, now: clock.now()) }
+        // The month's progress and the stale drafts are read (and the month walked) while the
+        // goals' figures are worked out: after a write they are the three costs of a dashboard,
+        // and none waits for another (the valuation they share is already kept).
+        async let progress = ExecutionProgress.summary(month, currency: currency, context: self)
+        async let stale = database.stalePlans(current: month, offset: 0, limit: 1).total
         let computed = valuation.dashboard(currency: currency)
-        let stale = try await database.stalePlans(current: month, offset: 0, limit: 1).total
-        let entry = FiguresCache.Dashboard(figures: computed, goals: .array(computed.goals.map(goalJSON)),
-                                           month: try await ExecutionProgress.summary(month, currency: currency, context: self),
-                                           staleDrafts: stale)
+        let goals = JSONValue.array(computed.goals.map(goalJSON))
+        let entry = FiguresCache.Dashboard(figures: computed, goals: goals, month: try await progress, staleDrafts: try await stale)
         figures.keep(key, entry)
         return Self.dashboard(entry, now: clock.now())
     }
