@@ -9,7 +9,7 @@ import SavingsCore
 ///   the asset deletes it, and with it the asset's transactions).
 /// - `asset_transaction.ref` is the rowid (AUTOINCREMENT: never reused, so an id a client holds
 ///   never names another row). A transaction's public id is derived from it
-///   (`StoreKey.derivedID`), unless the row has its own 16 bytes in `uuid`: rows written before
+///   (`TransactionID` in SavingsCore), unless the row has its own 16 bytes in `uuid`: rows written before
 ///   v12, and rows restored from a document, keep the ids clients already hold.
 /// - Idempotency is on `(asset, external_key)`: a 64-bit hash of the external_id with its low 4
 ///   bits clear, so a collision takes the next free key of its block of 16 (`ExternalKeys`).
@@ -105,8 +105,8 @@ enum CompactTransactions {
         guard after == before, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset WHERE id NOT IN (SELECT id FROM asset_ref)") == 0 else {
             throw StoreError.corrupt("the v12 migration kept \(after) of \(before) transactions")
         }
-        // Balances: inserts add to the total where they are made (one update per import, not a
-        // function call per row: `TransactionWriter`); deletes and updates keep triggers.
+        // Balances: inserts add to the total where they are made (`SavingsDatabase.addToBalance`:
+        // once per import chunk, not a function call per row); deletes and updates keep triggers.
         try db.execute(sql: """
             CREATE TRIGGER asset_balance_after_delete AFTER DELETE ON asset_transaction BEGIN
                 UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
@@ -136,7 +136,7 @@ enum CompactTransactions {
             return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1])))
         },
         DatabaseFunction("derived_ref", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(StoreKey.derivedRef)
+            String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(TransactionID.ref)
         },
         DatabaseFunction("external_key", argumentCount: 1, pure: true) { values in
             String.fromDatabaseValue(values[0]).map(ExternalKeys.home)

@@ -106,7 +106,7 @@ struct TransactionRecord {
 
     /// The row a public id names: derived from its ref, or its own stored bytes.
     static func fetchOne(publicID: UUID, _ db: Database) throws -> TransactionRecord? {
-        if let ref = StoreKey.derivedRef(publicID) {
+        if let ref = TransactionID.ref(publicID) {
             return try fetchOne(ref: ref, db).flatMap { $0.uuid == nil ? $0 : nil }
         }
         return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(CompactTransactions.columns) FROM \(CompactTransactions.from) WHERE t.uuid = ?"),
@@ -293,14 +293,9 @@ enum StoreKey {
     /// The 16 bytes of an id, as `uuid` columns keep them.
     static func bytes(_ uuid: UUID) -> Data { withUnsafeBytes(of: uuid.uuid) { Data($0) } }
 
-    /// The public id of a row from schema v12 on (`TransactionID`).
-    static func derivedID(ref: Int64) -> UUID { TransactionID.derived(ref: ref) }
-
-    static func derivedRef(_ uuid: UUID) -> Int64? { TransactionID.ref(uuid) }
-
     /// A row's public id: its stored bytes, or the id derived from its ref.
     static func publicID(ref: Int64, stored: Data?) throws -> UUID {
-        guard let stored else { return derivedID(ref: ref) }
+        guard let stored else { return TransactionID.derived(ref: ref) }
         guard stored.count == 16 else { throw StoreError.corrupt("id of row \(ref) has \(stored.count) bytes") }
         var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { raw in raw.copyBytes(from: stored) }

@@ -48,7 +48,7 @@ struct NewestTransactions {
         let position = try cursor.map { cursor -> (date: String, ref: Int64) in
             // A row gone since the page was read: rows of its date come again rather than not at all.
             let uuid = UUID(uuidString: cursor.id)
-            let ref = try uuid.flatMap { uuid in try StoreKey.derivedRef(uuid) ?? TransactionRecord.fetchOne(publicID: uuid, db)?.ref }
+            let ref = try uuid.flatMap { uuid in try TransactionID.ref(uuid) ?? TransactionRecord.fetchOne(publicID: uuid, db)?.ref }
             return (cursor.date, ref ?? .max)
         }
         // Each account's newest date in bounds (one seek in its index, no row read), newest

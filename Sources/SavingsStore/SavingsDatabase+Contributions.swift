@@ -33,7 +33,7 @@ extension SavingsDatabase {
                                                           timeZone: timeZone, db)
             let id = UUID()
             try ContributionRecord(id: StoreKey.id(id), goalID: StoreKey.id(goal.id), assetID: StoreKey.id(asset.id),
-                                   transactionRef: StoreKey.derivedRef(transaction.id), historyID: StoreKey.id(historyID),
+                                   transactionRef: TransactionID.ref(transaction.id), historyID: StoreKey.id(historyID),
                                    amount: Amount.plainText(amount), date: Timestamp.format(date), createdAt: Timestamp.format(now),
                                    undoneAt: nil).insert(db)
             return Contribution(id: id, goal: goal, asset: asset, assetCreated: created, transaction: transaction)

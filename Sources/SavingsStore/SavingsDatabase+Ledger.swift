@@ -89,12 +89,12 @@ extension SavingsDatabase {
             }
             key = free
         }
-        let derived = keepID ? StoreKey.derivedRef(transaction.id) : nil
+        let derived = keepID ? TransactionID.ref(transaction.id) : nil
         try db.cachedStatement(sql: CompactTransactions.insertOne).execute(arguments: [derived, asset, amount, date, transaction.source.rawValue, transaction.note, key,
                                      ExternalKeys.storedText(transaction.externalID, dateText: date, amountText: amount, note: transaction.note),
                                      Timestamp.format(transaction.createdAt), keepID && derived == nil ? StoreKey.bytes(transaction.id) : nil])
         var stored = transaction
-        if !keepID { stored.id = StoreKey.derivedID(ref: db.lastInsertedRowID) }
+        if !keepID { stored.id = TransactionID.derived(ref: db.lastInsertedRowID) }
         try addToBalance(assetID: StoreKey.id(transaction.assetID), amount: amount, db)
         return stored
     }
@@ -108,12 +108,15 @@ extension SavingsDatabase {
             """).execute(arguments: [assetID, amount])
     }
 
-    /// The integer key of an asset (schema v12's `asset_ref`).
+    /// The integer key of a stored asset (schema v12's `asset_ref`).
     static func assetRef(_ assetID: String, _ db: Database) throws -> Int64 {
-        guard let ref = try Int64.fetchOne(db.cachedStatement(sql: "SELECT ref FROM asset_ref WHERE id = ?"), arguments: [assetID]) else {
-            throw StoreError.corrupt("asset \(assetID) has no ref")
-        }
+        guard let ref = try knownAssetRef(assetID, db) else { throw StoreError.corrupt("asset \(assetID) has no ref") }
         return ref
+    }
+
+    /// The integer key of an asset, nil when no asset has that id.
+    static func knownAssetRef(_ assetID: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT ref FROM asset_ref WHERE id = ?"), arguments: [assetID])
     }
 
     /// Newest first (date, then id), merged from each account's own date range

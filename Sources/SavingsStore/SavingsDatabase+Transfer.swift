@@ -242,12 +242,12 @@ extension SavingsDatabase {
             amount: try Amount.parse(try required("amount")), date: try Timestamp.parse(try required("date"), field: "date"),
             source: source, note: try text("note"), externalID: try text("external_id"),
             createdAt: try Timestamp.parse(try required("created_at"), field: "created_at"))
-        guard let asset = try Int64.fetchOne(db, sql: "SELECT ref FROM asset_ref WHERE id = ?", arguments: [StoreKey.id(transaction.assetID)]) else {
+        guard let asset = try knownAssetRef(StoreKey.id(transaction.assetID), db) else {
             throw DomainError.invalidField("document", "\(place): asset \(StoreKey.id(transaction.assetID)) is not in the document")
         }
         if let externalID = transaction.externalID, try ExternalKeys.find(externalID, asset: asset, db) != nil {
             throw DomainError.invalidField("document", "\(place): external_id '\(externalID)' appears twice for its asset")
         }
-        _ = try insertRow(transaction, asset: asset, keepID: StoreKey.derivedRef(transaction.id) == nil, db)
+        _ = try insertRow(transaction, asset: asset, keepID: true, db)
     }
 }
