@@ -19,9 +19,12 @@ struct CallCommand: ParsableCommand {
     @Argument(help: "A JSON object, or key=value pairs.") var params: [String] = []
 
     func run() throws {
-        let parsed = try Self.parse(params)
-        let session = try ClientSession(global)
-        print(JSONSerializer.pretty(try session.call(method, parsed)))
+        try Self.call(method, params, session: ClientSession(global))
+    }
+
+    static func call(_ method: String, _ params: [String], session: @autoclosure () throws -> ClientSession) throws {
+        let parsed = try parse(params)
+        print(JSONSerializer.pretty(try session().call(method, parsed)))
     }
 
     static func parse(_ arguments: [String]) throws -> [String: JSONValue] {

@@ -21,14 +21,18 @@ struct ClientSession {
     let silence: Int32
 
     init(_ options: GlobalOptions) throws {
-        let environment = ProcessInfo.processInfo.environment
-        let candidates = Self.socketCandidates(explicit: options.socket, environment: environment)
+        try self.init(socket: options.socket, json: options.json, timeout: options.timeout)
+    }
+
+    init(socket: String?, json: Bool, timeout: Double) throws {
+        // With --socket the environment is not needed (reading it is a noticeable part of a short call).
+        let candidates = socket.map { [$0] } ?? Self.socketCandidates(explicit: nil, environment: ProcessInfo.processInfo.environment)
         var lastFailure: (path: String, failure: LineClient.Failure)?
         for path in candidates {
             do {
                 client = try RPCClient(socketPath: path)
-                json = options.json
-                silence = Int32(clamping: Int((options.timeout * 1000).rounded()))
+                self.json = json
+                silence = Int32(clamping: Int((timeout * 1000).rounded()))
                 return
             } catch {
                 lastFailure = (path, error)

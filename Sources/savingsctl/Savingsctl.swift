@@ -10,13 +10,15 @@ struct Savingsctl: ParsableCommand {
             The socket is found by --socket, $SAVINGSD_SOCKET, the user-mode path, then the system path.
             Exit codes: 0 ok, 1 the daemon returned an error, 2 usage, 3 cannot reach the daemon.
             """,
-        version: "0.1.0",
+        version: version,
         subcommands: [
             StatusCommand.self, DashboardCommand.self, GoalCommand.self, ContributeCommand.self, UndoContributionCommand.self,
             AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, PlanCommand.self, MonthCommand.self, EventsCommand.self,
             BackupCommand.self, CheckCommand.self, ExportCommand.self, ImportCommand.self, LegacyImportCommand.self, DemoCommand.self, ReportCommand.self,
             CallCommand.self,
         ])
+
+    static let version = "0.1.0"
 
     @OptionGroup var global: GlobalOptions
 
@@ -50,7 +52,9 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Give up when the daemon stays silent this long (long imports and backups report progress meanwhile).",
                                valueName: "seconds"))
-    var timeout: Double = 10
+    var timeout: Double = Self.defaultTimeout
+
+    static let defaultTimeout: Double = 10
 
     func validate() throws {
         guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout takes seconds, more than 0 and at most 86400") }

@@ -135,6 +135,43 @@ import Testing
         #expect(viaUserPath.status == 0)
         #expect(try JSONParser.parse(viaUserPath.stdout)["pid"] == .int(Int(userDaemon.pid)))
     }
+
+    /// `savingsctl call` and `--version` skip ArgumentParser when the command line is plain; a
+    /// `--` sends the same request through ArgumentParser. Both must print and exit alike.
+    @Test func theShortPathOfCallMatchesArgumentParser() throws {
+        let daemon = try DaemonProcess()
+        let socket = ["--socket", daemon.socketPath]
+        _ = try ok(socket, ["goal", "add", "Emergency", "--target", "5000", "--currency", "EUR", "--deadline", "2027-06-30"])
+        let nowhere = ["--socket", try makeScratchDirectory() + "/none.sock"]
+        let pairs: [(short: [String], parsed: [String], status: Int32)] = [
+            (socket + ["call", "goal.get", "goal=Emergency"], socket + ["call", "--", "goal.get", "goal=Emergency"], 0),
+            (["--timeout=5", "call", "goal.get", #"{"goal":"Emergency"}"#, "--json", "--socket=" + daemon.socketPath],
+             ["call", "--json", "--timeout", "5"] + socket + ["--", "goal.get", #"{"goal":"Emergency"}"#], 0),
+            (socket + ["call", "goal.get", "goal=Nope"], socket + ["call", "--", "goal.get", "goal=Nope"], 1),
+            (socket + ["call", "goal.get", "not-a-pair"], socket + ["call", "--", "goal.get", "not-a-pair"], 2),
+            (socket + ["call", "goal.get", "{bad"], socket + ["call", "--", "goal.get", "{bad"], 2),
+            (nowhere + ["call", "daemon.ping"], nowhere + ["call", "--", "daemon.ping"], 3),
+        ]
+        for (short, parsed, status) in pairs {
+            let fast = try runCtl(short), full = try runCtl(parsed)
+            #expect(fast.status == status, "\(short): \(fast.stderr)")
+            #expect(full.status == status, "\(parsed): \(full.stderr)")
+            #expect(fast.stdout == full.stdout, "\(short)")
+            #expect(fast.stderr == full.stderr, "\(short)")
+        }
+        let viaEnvironment = try runCtl(["call", "daemon.ping"], environment: ["SAVINGSD_SOCKET": daemon.socketPath])
+        #expect(viaEnvironment.status == 0)
+        #expect(try JSONParser.parse(viaEnvironment.stdout)["pong"] == true)
+
+        // What the short path does not take is ArgumentParser's to answer.
+        let version = try runCtl(["--version"])
+        #expect(version.status == 0 && version.stdout == "0.1.0\n")
+        #expect(try runCtl(socket + ["call"]).status == 2)
+        let badTimeout = try runCtl(socket + ["--timeout", "0", "call", "daemon.ping"])
+        #expect(badTimeout.status == 2 && badTimeout.stderr.contains("--timeout takes seconds"))
+        let help = try runCtl(["call", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("Call any method"))
+    }
 }
 
 /// Runs savingsctl against `socket` and expects success; returns its output.
