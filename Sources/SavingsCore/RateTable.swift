@@ -42,7 +42,7 @@ public struct Conversion: Sendable, Equatable {
 
 /// The newest rate of each pair, and conversions through the direct pair, its inverse, or
 /// triangulation through the pivot currency. A missing rate is reported, never guessed.
-public struct RateTable: Sendable {
+public struct RateTable: Sendable, Equatable {
     private let latest: [String: ExchangeRate]
     public let pivot: CurrencyCode
 

@@ -116,17 +116,31 @@ public struct Valuation: Sendable {
         var to: CurrencyCode
     }
 
-    public init(_ portfolio: Portfolio) {
+    /// Each asset's allocation targets per goal (what its split was worked out from).
+    private let targets: [UUID: [UUID: Decimal]]
+
+    /// `earlier`: a valuation of an earlier snapshot, whose splits (of assets whose balance and
+    /// allocations are as they were) and conversions (when the rates are) are taken over
+    /// instead of being worked out again. The result is the same either way.
+    public init(_ portfolio: Portfolio, reusing earlier: Valuation? = nil) {
         self.portfolio = portfolio
         goalsByID = Dictionary(uniqueKeysWithValues: portfolio.goals.map { ($0.id, $0) })
         assetsByID = Dictionary(uniqueKeysWithValues: portfolio.assets.map { ($0.id, $0) })
-        let targets = Dictionary(grouping: portfolio.allocations, by: \.assetID)
-        var splits: [UUID: FundingCalculator.Split] = [:]
+        let allocations = Dictionary(grouping: portfolio.allocations, by: \.assetID)
+        var splits: [UUID: FundingCalculator.Split] = [:], targets: [UUID: [UUID: Decimal]] = [:]
         for asset in portfolio.assets {
-            let assetTargets = Dictionary((targets[asset.id] ?? []).map { ($0.goalID, $0.amount) }, uniquingKeysWith: +)
-            splits[asset.id] = FundingCalculator.split(balance: portfolio.balances[asset.id] ?? 0, targets: assetTargets)
+            let assetTargets = Dictionary((allocations[asset.id] ?? []).map { ($0.goalID, $0.amount) }, uniquingKeysWith: +)
+            let balance = portfolio.balances[asset.id] ?? 0
+            if let earlier, let split = earlier.splits[asset.id], earlier.targets[asset.id] == assetTargets,
+               earlier.portfolio.balances[asset.id] ?? 0 == balance {
+                splits[asset.id] = split
+            } else {
+                splits[asset.id] = FundingCalculator.split(balance: balance, targets: assetTargets)
+            }
+            targets[asset.id] = assetTargets
         }
         self.splits = splits
+        self.targets = targets
         var fundingByGoal: [UUID: [(asset: Int, funded: Decimal)]] = [:]
         for (index, asset) in portfolio.assets.enumerated() {
             for (goal, funded) in splits[asset.id]?.funded ?? [:] { fundingByGoal[goal, default: []].append((index, funded)) }
@@ -134,8 +148,11 @@ public struct Valuation: Sendable {
         self.fundingByGoal = fundingByGoal
         var conversions: [CurrencyPair: Conversion?] = [:]
         let currencies = Set(portfolio.assets.map(\.currency)).union(portfolio.goals.map(\.currency))
+        if let earlier, earlier.portfolio.rates == portfolio.rates {
+            conversions = earlier.conversions
+        }
         for from in currencies {
-            for to in currencies {
+            for to in currencies where conversions[CurrencyPair(from: from, to: to)] == nil {
                 conversions[CurrencyPair(from: from, to: to)] = .some(portfolio.rates.conversion(from: from, to: to))
             }
         }
@@ -152,9 +169,12 @@ public struct Valuation: Sendable {
 
     /// How many of the rates in use are stale: the stale flags of every figure change only
     /// when this number does.
-    public var staleRateCount: Int {
-        guard let staleBefore = portfolio.staleBefore else { return 0 }
-        return portfolio.rates.rates.reduce(0) { $0 + ($1.asOf < staleBefore ? 1 : 0) }
+    public var staleRateCount: Int { staleRates.count }
+
+    /// The pairs of the rates older than `staleBefore`.
+    private var staleRates: Set<String> {
+        guard let staleBefore = portfolio.staleBefore else { return [] }
+        return Set(portfolio.rates.rates.filter { $0.asOf < staleBefore }.map(\.pair))
     }
 
     /// `RateTable.conversion`, from the table worked out at init when both currencies are known.
@@ -205,20 +225,48 @@ public struct Valuation: Sendable {
             missingRate: conversion == nil ? RateTable.missingPair(asset.currency, valueCurrency) : nil)
     }
 
-    public func dashboard(currency: CurrencyCode) -> DashboardFigures {
+    /// A goal's figures as `earlier` had them, when everything they come from is as it was:
+    /// the goal, the assets funding it and the amounts they fund, the rates and which are stale.
+    private func unchanged(_ goal: Goal, in earlier: [UUID: GoalFigures]) -> GoalFigures? {
+        guard let known = earlier[goal.id], known.goal == goal else { return nil }
+        let funding = fundingByGoal[goal.id] ?? []
+        guard known.funding.count == funding.count else { return nil }
+        for (old, new) in zip(known.funding, funding) where old.funded != new.funded || old.asset != portfolio.assets[new.asset] {
+            return nil
+        }
+        return known
+    }
+
+    /// Every active goal's figures. `earlier`: those of an earlier valuation, taken over for
+    /// every goal whose inputs are as they were (after a deposit, all goals but those the asset
+    /// funds). The result is the same either way.
+    public func activeGoals(reusing earlier: (valuation: Valuation, goals: [GoalFigures])? = nil) -> [GoalFigures] {
+        var known: [UUID: GoalFigures] = [:]
+        if let earlier, earlier.valuation.portfolio.rates == portfolio.rates, earlier.valuation.staleRates == staleRates {
+            known = Dictionary(earlier.goals.map { ($0.goal.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return portfolio.goals.filter { !$0.archived }.map { unchanged($0, in: known) ?? figures(for: $0) }
+    }
+
+    /// `goals`: `activeGoals()` of this valuation, when already at hand.
+    public func dashboard(currency: CurrencyCode, goals: [GoalFigures]? = nil) -> DashboardFigures {
         var missing = Set<String>(), stale = Set<String>()
         var goalsTotal = Decimal(0)
-        let goals = portfolio.goals.filter { !$0.archived }.map(figures)
+        let goals = goals ?? activeGoals()
+        // Summed in each goal's currency, then converted once per currency.
+        var totals: [CurrencyCode: Decimal] = [:]
         for figures in goals {
-            missing.formUnion(figures.missingRates)
-            stale.formUnion(figures.staleRates)
-            if let conversion = conversion(from: figures.goal.currency, to: currency) {
-                if figures.currentTotal != 0, portfolio.isStale(conversion) {
-                    stale.insert(RateTable.missingPair(figures.goal.currency, currency))
-                }
-                goalsTotal += figures.currentTotal * conversion.rate
-            } else if figures.currentTotal > 0 {
-                missing.insert(RateTable.missingPair(figures.goal.currency, currency))
+            if !figures.missingRates.isEmpty { missing.formUnion(figures.missingRates) }
+            if !figures.staleRates.isEmpty { stale.formUnion(figures.staleRates) }
+            // Totals are never negative: a currency counts once one of its goals holds something.
+            if figures.currentTotal > 0 { totals[figures.goal.currency, default: 0] += figures.currentTotal }
+        }
+        for (code, total) in totals.sorted(by: { $0.key.code < $1.key.code }) {
+            if let conversion = conversion(from: code, to: currency) {
+                if portfolio.isStale(conversion) { stale.insert(RateTable.missingPair(code, currency)) }
+                goalsTotal += total * conversion.rate
+            } else {
+                missing.insert(RateTable.missingPair(code, currency))
             }
         }
         var unallocatedValue = Decimal(0)

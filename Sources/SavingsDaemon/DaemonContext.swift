@@ -49,7 +49,7 @@ public struct DaemonContext: Sendable {
         let portfolio = try await portfolio()
         let staleBefore = self.staleBefore
         if let known = figures.valuation(of: portfolio.snapshot) { return known.judged(staleBefore: staleBefore) }
-        let valuation = Valuation(portfolio).judged(staleBefore: staleBefore)
+        let valuation = Valuation(portfolio, reusing: figures.latestValuation()).judged(staleBefore: staleBefore)
         figures.keep(valuation)
         return valuation
     }
@@ -57,21 +57,38 @@ public struct DaemonContext: Sendable {
     /// `dashboard.get`'s figures and goal lines, reused while the snapshot, the currency and the
     /// set of stale rates stay the same; ages are always computed from now.
     func dashboard(currency: CurrencyCode) async throws -> JSONValue {
-        let valuation = try await valuation()
         let month = planner.currentMonth
-        let key = FiguresCache.DashboardKey(snapshot: valuation.portfolio.snapshot, currency: currency, stale: valuation.staleRateCount,
-                                            month: month)
-        if let known = figures.dashboard(key) { return Self.dashboard(known, now: clock.now()) }
-        // The month's progress and the stale drafts are read (and the month walked) while the
-        // goals' figures are worked out: after a write they are the three costs of a dashboard,
-        // and none waits for another (the valuation they share is already kept).
+        func key(_ valuation: Valuation) -> FiguresCache.DashboardKey {
+            FiguresCache.DashboardKey(snapshot: valuation.portfolio.snapshot, currency: currency, stale: valuation.staleRateCount, month: month)
+        }
+        if let snapshot = requestPortfolio().cached?.snapshot, let kept = figures.valuation(of: snapshot),
+           let known = figures.dashboard(key(kept.judged(staleBefore: staleBefore))) {
+            return Self.dashboard(known, now: clock.now())
+        }
+        // After a write the month's progress and the stale drafts are read (and the month
+        // walked) while the snapshot loads and the goals' figures are worked out: none of the
+        // three waits for another (the snapshot they share is loaded once).
         async let progress = ExecutionProgress.summary(month, currency: currency, context: self)
         async let stale = database.stalePlans(current: month, offset: 0, limit: 1).total
-        let computed = valuation.dashboard(currency: currency)
+        let valuation = try await valuation()
+        let computed = valuation.dashboard(currency: currency, goals: activeGoals(valuation))
         let goals = JSONValue.array(computed.goals.map(goalJSON))
         let entry = FiguresCache.Dashboard(figures: computed, goals: goals, month: try await progress, staleDrafts: try await stale)
-        figures.keep(key, entry)
+        figures.keep(key(valuation), entry)
         return Self.dashboard(entry, now: clock.now())
+    }
+
+    /// Every active goal's figures in `valuation`: kept for its snapshot, and after a write
+    /// worked out again only for the goals the write touched (the others are taken over).
+    func activeGoals(_ valuation: Valuation) -> [GoalFigures] {
+        let latest = figures.latestGoals()
+        if let latest, valuation.portfolio.snapshot != 0, latest.valuation.portfolio.snapshot == valuation.portfolio.snapshot,
+           latest.valuation.staleRateCount == valuation.staleRateCount {
+            return latest.goals
+        }
+        let goals = valuation.activeGoals(reusing: latest)
+        figures.keep(goals: goals, of: valuation)
+        return goals
     }
 
     /// A goal with its figures (`Wire.goal`), rendered again only when they moved.
@@ -198,7 +215,8 @@ final class FiguresCache: Sendable {
         var at: Date
     }
 
-    private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: Dashboard], progress: [ProgressKey: Progress])>((nil, [:], [:]))
+    private let state = Mutex<(valuation: Valuation?, dashboards: [DashboardKey: Dashboard], progress: [ProgressKey: Progress],
+                               goals: (valuation: Valuation, goals: [GoalFigures])?)>((nil, [:], [:], nil))
     /// The executing month's planned lines, parsed once from its frozen snapshot text.
     private let planned = Mutex<(text: String, lines: [ExecutionProgress.Line])?>(nil)
     /// Each goal's last rendered progress line and figures: after a write, only goals whose
@@ -218,6 +236,19 @@ final class FiguresCache: Sendable {
     func valuation(of snapshot: UInt64) -> Valuation? {
         guard snapshot != 0 else { return nil }
         return state.withLock { $0.valuation?.portfolio.snapshot == snapshot ? $0.valuation : nil }
+    }
+
+    /// The newest valuation kept, of whichever snapshot: what a new one may take over from.
+    func latestValuation() -> Valuation? { state.withLock { $0.valuation } }
+
+    /// The active goals' figures worked out last, with the valuation they came from.
+    func latestGoals() -> (valuation: Valuation, goals: [GoalFigures])? { state.withLock { $0.goals } }
+
+    func keep(goals: [GoalFigures], of valuation: Valuation) {
+        guard valuation.portfolio.snapshot != 0 else { return }
+        state.withLock { state in
+            if (state.goals?.valuation.portfolio.snapshot ?? 0) <= valuation.portfolio.snapshot { state.goals = (valuation, goals) }
+        }
     }
 
     func keep(_ valuation: Valuation) {

@@ -144,8 +144,7 @@ final class GoalWatcher: Sendable {
     func check() async {
         do {
             let valuation = try await context.valuation()
-            let now = Set(valuation.portfolio.goals.filter { !$0.archived }.map(valuation.figures)
-                .filter { $0.currentTotal >= $0.goal.targetAmount }.map(\.goal.id))
+            let now = Set(context.activeGoals(valuation).filter { $0.currentTotal >= $0.goal.targetAmount }.map(\.goal.id))
             let newly: Set<UUID> = reached.withLock { known in
                 defer { known = now }
                 return known.map { now.subtracting($0) } ?? []
