@@ -211,7 +211,8 @@ final class FiguresCache: Sendable {
     }
 
     private struct Progress {
-        var computed: (document: JSONValue, lines: [ExecutionProgress.Line])
+        /// The document is nil when only the lines were asked for.
+        var computed: (document: JSONValue?, lines: [ExecutionProgress.Line])
         var at: Date
     }
 
@@ -258,7 +259,7 @@ final class FiguresCache: Sendable {
         }
     }
 
-    func progress(_ key: ProgressKey, now: Date) -> (document: JSONValue, lines: [ExecutionProgress.Line])? {
+    func progress(_ key: ProgressKey, now: Date) -> (document: JSONValue?, lines: [ExecutionProgress.Line])? {
         state.withLock { state in
             // A clock set back could see a window that ended later than now: computed again.
             guard let entry = state.progress[key], now >= entry.at else { return nil }
@@ -266,9 +267,11 @@ final class FiguresCache: Sendable {
         }
     }
 
-    func keep(_ key: ProgressKey, _ computed: (document: JSONValue, lines: [ExecutionProgress.Line]), at: Date) {
+    func keep(_ key: ProgressKey, _ computed: (document: JSONValue?, lines: [ExecutionProgress.Line]), at: Date) {
         guard key.snapshot != 0 else { return }
         state.withLock { state in
+            // Lines alone do not replace the same snapshot's document.
+            if computed.document == nil, state.progress[key]?.computed.document != nil { return }
             state.progress = state.progress.filter { $0.key.snapshot >= key.snapshot }
             state.progress[key] = Progress(computed: computed, at: at)
         }

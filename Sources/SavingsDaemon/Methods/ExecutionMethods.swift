@@ -40,8 +40,9 @@ enum ExecutionProgress {
                          context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
         let startedAt = try started(record)
         let portfolio = try await context.portfolio()
-        return try document(record, startedAt: startedAt, end: end, status: status, completedAt: completedAt, canUndoUntil: canUndoUntil,
-                            portfolio: portfolio, events: try await context.events(start: startedAt, end: end), context: context)
+        let computed = try document(record, startedAt: startedAt, end: end, status: status, completedAt: completedAt, canUndoUntil: canUndoUntil,
+                                    portfolio: portfolio, events: try await context.events(start: startedAt, end: end), context: context)
+        return (computed.document ?? .null, computed.lines)
     }
 
     private static func started(_ record: ExecutionRecord) throws -> Date {
@@ -50,9 +51,10 @@ enum ExecutionProgress {
     }
 
     /// The document from a snapshot and the window's events read no earlier than it.
+    /// `rendering` false: the lines only (the dashboard and the reminders), no document.
     private static func document(_ record: ExecutionRecord, startedAt: Date, end: Date, status: String, completedAt: Date?,
                                  canUndoUntil: Date?, portfolio: Portfolio, events windowEvents: [(assetID: UUID, events: [DerivedEvent])],
-                                 context: DaemonContext) throws -> (document: JSONValue, lines: [Line]) {
+                                 context: DaemonContext, rendering: Bool = true) throws -> (document: JSONValue?, lines: [Line]) {
         guard let snapshotText = record.snapshot, var lines = context.figures.plannedLines(of: snapshotText, parse: plannedLines) else {
             throw DomainError(.invalidState, "\(record.month) has not been started")
         }
@@ -82,6 +84,7 @@ enum ExecutionProgress {
                 } else {
                     missing.insert(RateTable.missingPair(asset.currency, currency))
                 }
+                guard rendering else { continue }
                 events.append([
                     "at": Wire.timestamp(event.at), "asset_id": Wire.id(event.assetID), "goal_id": Wire.id(event.goalID),
                     "asset_amount": .string(asset.format(event.assetAmount)),
@@ -90,6 +93,7 @@ enum ExecutionProgress {
                 ])
             }
         }
+        guard rendering else { return (nil, lines) }
         let display = context.liveConfig.current.displayCurrency
         let (plannedTotal, contributedTotal, unconverted) = totals(lines, in: display, rates: rates)
         missing.formUnion(unconverted)
@@ -124,12 +128,22 @@ enum ExecutionProgress {
     /// The window's read begins after the snapshot was asked for, so it is never older than
     /// the snapshot it is kept under.
     static func live(_ record: ExecutionRecord, context: DaemonContext) async throws -> (document: JSONValue, lines: [Line]) {
+        let computed = try await live(record, context: context, rendering: true)
+        return (computed.document ?? .null, computed.lines)
+    }
+
+    /// The lines only: what the dashboard and the reminders show (the month's events are not rendered).
+    static func liveLines(_ record: ExecutionRecord, context: DaemonContext) async throws -> [Line] {
+        try await live(record, context: context, rendering: false).lines
+    }
+
+    private static func live(_ record: ExecutionRecord, context: DaemonContext, rendering: Bool) async throws -> (document: JSONValue?, lines: [Line]) {
         let now = context.clock.now()
         let currency = context.liveConfig.current.displayCurrency
         let request = context.requestPortfolio()
         if let cached = request.cached,
            let known = context.figures.progress(FiguresCache.ProgressKey(snapshot: cached.snapshot, month: record.month, currency: currency),
-                                                now: now) {
+                                                now: now), known.document != nil || !rendering {
             return known
         }
         let startedAt = try started(record)
@@ -137,7 +151,8 @@ enum ExecutionProgress {
         let portfolio = try await request.value()
         let key = FiguresCache.ProgressKey(snapshot: portfolio.snapshot, month: record.month, currency: currency)
         let computed = try document(record, startedAt: startedAt, end: now, status: "executing", completedAt: nil,
-                                    canUndoUntil: record.canUndoUntil, portfolio: portfolio, events: try await windowEvents, context: context)
+                                    canUndoUntil: record.canUndoUntil, portfolio: portfolio, events: try await windowEvents, context: context,
+                                    rendering: rendering)
         context.figures.keep(key, computed, at: now)
         return computed
     }
@@ -188,7 +203,7 @@ enum ExecutionProgress {
                     return Line(goalID: id, goalName: goal["goal_name"]?.stringValue ?? "", currency: code, planned: planned, contributed: contributed)
                 }
             } else {
-                lines = try await live(record, context: context).lines
+                lines = try await liveLines(record, context: context)
             }
         } else {
             lines = try await context.database.plans(month: month).map {

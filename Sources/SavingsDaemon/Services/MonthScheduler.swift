@@ -103,7 +103,7 @@ struct MonthProgress {
     static func compute(month: MonthLabel, context: DaemonContext) async throws -> [MonthProgress] {
         let plans = try await context.planner.plans(for: month)
         if let record = try await context.database.execution(month), record.status == .executing {
-            let lines = try await ExecutionProgress.live(record, context: context).lines
+            let lines = try await ExecutionProgress.liveLines(record, context: context)
             return plans.compactMap { plan in
                 lines.first { $0.goalID == plan.goalID }.map { MonthProgress(plan: plan, goalName: $0.goalName, contributed: $0.contributed) }
             }
