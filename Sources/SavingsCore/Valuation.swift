@@ -169,7 +169,10 @@ public struct Valuation: Sendable {
 
     /// How many of the rates in use are stale: the stale flags of every figure change only
     /// when this number does.
-    public var staleRateCount: Int { staleRates.count }
+    public var staleRateCount: Int {
+        guard let staleBefore = portfolio.staleBefore else { return 0 }
+        return portfolio.rates.rates.reduce(0) { $0 + ($1.asOf < staleBefore ? 1 : 0) }
+    }
 
     /// The pairs of the rates older than `staleBefore`.
     private var staleRates: Set<String> {

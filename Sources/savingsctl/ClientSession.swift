@@ -25,8 +25,7 @@ struct ClientSession {
     }
 
     init(socket: String?, json: Bool, timeout: Double) throws {
-        // With --socket the environment is not needed (reading it is a noticeable part of a short call).
-        let candidates = socket.map { [$0] } ?? Self.socketCandidates(explicit: nil, environment: ProcessInfo.processInfo.environment)
+        let candidates = Self.socketCandidates(explicit: socket, environment: ProcessInfo.processInfo.environment)
         var lastFailure: (path: String, failure: LineClient.Failure)?
         for path in candidates {
             do {
@@ -66,8 +65,10 @@ struct ClientSession {
     }
 
     /// `--socket`, `$SAVINGSD_SOCKET`, then the user-mode and system paths that exist.
-    static func socketCandidates(explicit: String?, environment: [String: String]) -> [String] {
+    /// The environment is read only without --socket (reading it is a noticeable part of a short call).
+    static func socketCandidates(explicit: String?, environment readEnvironment: @autoclosure () -> [String: String]) -> [String] {
         if let explicit { return [explicit] }
+        let environment = readEnvironment()
         if let fromEnvironment = environment["SAVINGSD_SOCKET"], !fromEnvironment.isEmpty { return [fromEnvironment] }
         let user = DefaultPaths.user(environment: environment, uid: getuid()).socket
         let system = DefaultPaths.system.socket
