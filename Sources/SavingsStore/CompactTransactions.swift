@@ -3,7 +3,8 @@ import GRDB
 import GRDBSQLite
 import SavingsCore
 
-/// How schema v12 keeps transactions: by integer, not by 36-character text.
+/// How schema v12 kept transactions: by integer, not by 36-character text (v13 keeps them in
+/// each account's date order: `TransactionTable`).
 ///
 /// - `asset_ref` gives every asset a small integer `ref` (a trigger on `asset` adds it; deleting
 ///   the asset deletes it, and with it the asset's transactions).
@@ -17,17 +18,6 @@ import SavingsCore
 ///   ("csv-" and the hash of its date, amount and note), which is worked out again when read.
 enum CompactTransactions {
     static let migration = "v12-compact-transactions"
-
-    /// The columns every reader of a transaction row selects, `t` being the transaction and
-    /// `r` its asset's `asset_ref` row.
-    static let columns = "t.ref, t.uuid, r.id AS asset_id, t.amount, t.date, t.source, t.note, t.external_key, t.external_id, t.created_at"
-    static let from = "asset_transaction t JOIN asset_ref r ON r.ref = t.asset"
-    /// One row: ref (NULL: the next), asset, amount, date, source, note, external_key,
-    /// external_id, created_at, uuid.
-    static let insertOne = """
-        INSERT INTO asset_transaction (ref, asset, amount, date, source, note, external_key, external_id, created_at, uuid)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
 
     static func migrate(_ db: Database) throws {
         let before = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
@@ -155,36 +145,69 @@ enum ExternalKeys {
         Int64(bitPattern: StableHash.lanes(externalID).0 & ~0xF)
     }
 
+    /// The length of a content key: "csv-" and 32 hexadecimal digits.
+    static let contentKeyLength = 36
+
+    /// Whether a text has the form of a content key (of some row).
+    static func looksLikeContentKey(_ text: String) -> Bool {
+        text.utf8.count == contentKeyLength && text.hasPrefix("csv-")
+    }
+
     /// The content key of a row without an external_id of its own (the first of identical rows).
     static func contentKey(dateText: String, amountText: String, note: String?) -> String {
         TransactionCSVRow.contentKey(TransactionCSVRow.contentHash(dateText: dateText, amountText: amountText, note: note))
     }
 
-    /// The stored text: nil when it is the row's own content key (worked out again when read).
-    static func storedText(_ externalID: String?, dateText: String, amountText: String, note: String?) -> String? {
-        guard let externalID else { return nil }
-        return externalID.hasPrefix("csv-") && externalID == contentKey(dateText: dateText, amountText: amountText, note: note) ? nil : externalID
+    /// How an external_id is stored: nothing when there is none; no key, the row being keyed
+    /// by its content, when it is the row's own content key (worked out again when read);
+    /// else the text, under its key.
+    static func stored(_ externalID: String?, dateText: String, amountText: String, note: String?) -> (text: String?, contentKeyed: Bool) {
+        guard let externalID else { return (nil, false) }
+        if externalID.hasPrefix("csv-"), externalID == contentKey(dateText: dateText, amountText: amountText, note: note) { return (nil, true) }
+        return (externalID, false)
     }
 
-    /// The row of `asset` holding `externalID`, if any (it is in the block of its home).
+    /// The row of `asset` holding `externalID` for a row of this content, if any: a row keyed
+    /// by that same content, or one holding the text.
+    static func find(_ externalID: String, date: Int64, amountText: String, note: String?, asset: Int64, _ db: Database) throws -> Int64? {
+        if stored(externalID, dateText: Timestamp.format(Timestamp.date(milliseconds: date)), amountText: amountText, note: note).contentKeyed,
+           let row = try findContent(asset: asset, date: date, amountText: amountText, note: note, db) {
+            return row
+        }
+        return try find(externalID, asset: asset, db)
+    }
+
+    /// The row of `asset` holding the external_id of `transaction`, if it has one.
+    static func find(_ transaction: AssetTransaction, asset: Int64, _ db: Database) throws -> Int64? {
+        guard let externalID = transaction.externalID else { return nil }
+        return try find(externalID, date: Timestamp.milliseconds(transaction.date), amountText: Amount.plainText(transaction.amount),
+                        note: transaction.note, asset: asset, db)
+    }
+
+    /// The row of `asset` keyed by this content (date, amount as stored, note), if any: read
+    /// in the table's own order, where the asset's rows of that date are together.
+    static func findContent(asset: Int64, date: Int64, amountText: String, note: String?, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: """
+            SELECT ref FROM asset_transaction WHERE asset = ? AND date = ? AND amount = ? AND note IS ? AND \(TransactionKind.contentKeyedSQL) LIMIT 1
+            """), arguments: [asset, date, amountText, note])
+    }
+
+    /// The row of `asset` holding the text `externalID`, if any (it is in the block of its home).
     /// Stored texts are read by their length: an external_id may hold any character, NUL too.
     static func find(_ externalID: String, asset: Int64, _ db: Database) throws -> Int64? {
         let home = home(externalID)
         let statement = try db.cachedStatement(sql: """
-            SELECT ref, external_id, date, amount, note FROM asset_transaction WHERE asset = ? AND external_key BETWEEN ? AND ?
+            SELECT ref, external_id FROM asset_transaction WHERE asset = ? AND external_key BETWEEN ? AND ?
             """)
         statement.setUncheckedArguments([asset, home, home + 15])
         let raw = statement.sqliteStatement
         defer { sqlite3_reset(raw) }
-        func text(_ column: Int32) -> String? {
-            guard let bytes = sqlite3_column_text(raw, column) else { return nil }
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, column))), as: UTF8.self)
-        }
         while true {
             let code = sqlite3_step(raw)
             if code == SQLITE_DONE { return nil }
             guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection))) }
-            let stored = text(1) ?? contentKey(dateText: text(2) ?? "", amountText: text(3) ?? "", note: text(4))
+            guard let bytes = sqlite3_column_text(raw, 1) else { continue }
+            let stored = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, 1))), as: UTF8.self)
             if stored == externalID { return sqlite3_column_int64(raw, 0) }
         }
     }

@@ -56,19 +56,20 @@ struct AssetRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-/// A transaction row as read (`CompactTransactions.columns`): its public id and external_id
+/// A transaction row as read (`TransactionTable.columns`): its public id and external_id
 /// are worked out from what is stored.
 struct TransactionRecord {
     var ref: Int64
     var uuid: Data?
     var assetID: String
     var amount: String
-    var date: String
-    var source: String
+    /// Milliseconds since 1970, as `date` and `created_at` are stored.
+    var date: Int64
+    var kind: Int64
     var note: String?
     var externalKey: Int64?
     var storedExternalID: String?
-    var createdAt: String
+    var createdAt: Int64
 
     init(row: Row) {
         ref = row["ref"]
@@ -76,7 +77,7 @@ struct TransactionRecord {
         assetID = row["asset_id"]
         amount = row["amount"]
         date = row["date"]
-        source = row["source"]
+        kind = row["kind"]
         note = row["note"]
         externalKey = row["external_key"]
         storedExternalID = row["external_id"]
@@ -85,22 +86,30 @@ struct TransactionRecord {
 
     var publicID: UUID { get throws { try StoreKey.publicID(ref: ref, stored: uuid) } }
 
-    /// The stored text, or the row's own content key when it was left out.
+    var dateText: String { Timestamp.format(Timestamp.date(milliseconds: date)) }
+
+    var source: AssetTransaction.Source { get throws {
+        guard let kind = TransactionKind(code: kind) else { throw StoreError.corrupt("transaction \(ref) is of kind \(kind)") }
+        return kind.source
+    } }
+
+    /// The stored text, or the row's own content key when it is keyed by its content.
     var externalID: String? {
-        storedExternalID ?? externalKey.map { _ in ExternalKeys.contentKey(dateText: date, amountText: amount, note: note) }
+        if let storedExternalID { return storedExternalID }
+        guard TransactionKind(code: kind)?.contentKeyed == true else { return nil }
+        return ExternalKeys.contentKey(dateText: dateText, amountText: amount, note: note)
     }
 
     func transaction() throws -> AssetTransaction {
         try StoreKey.decoding("transaction \(ref)") {
-            guard let source = AssetTransaction.Source(rawValue: source) else { throw StoreError.corrupt("source \(source)") }
-            return AssetTransaction(id: try publicID, assetID: try StoreKey.uuid(assetID), amount: try Amount.parse(amount),
-                                    date: try Timestamp.parse(date, field: "date"), source: source, note: note,
-                                    externalID: externalID, createdAt: try Timestamp.parse(createdAt, field: "created_at"))
+            AssetTransaction(id: try publicID, assetID: try StoreKey.uuid(assetID), amount: try Amount.parse(amount),
+                             date: Timestamp.date(milliseconds: date), source: try source, note: note,
+                             externalID: externalID, createdAt: Timestamp.date(milliseconds: createdAt))
         }
     }
 
     static func fetchOne(ref: Int64, _ db: Database) throws -> TransactionRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(CompactTransactions.columns) FROM \(CompactTransactions.from) WHERE t.ref = ?"),
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(TransactionTable.columns) FROM \(TransactionTable.from) WHERE t.ref = ?"),
                          arguments: [ref]).map(TransactionRecord.init(row:))
     }
 
@@ -109,7 +118,7 @@ struct TransactionRecord {
         if let ref = TransactionID.ref(publicID) {
             return try fetchOne(ref: ref, db).flatMap { $0.uuid == nil ? $0 : nil }
         }
-        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(CompactTransactions.columns) FROM \(CompactTransactions.from) WHERE t.uuid = ?"),
+        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(TransactionTable.columns) FROM \(TransactionTable.from) WHERE t.uuid = ?"),
                                 arguments: [StoreKey.bytes(publicID)]).map(TransactionRecord.init(row:))
     }
 }

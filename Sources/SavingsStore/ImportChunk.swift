@@ -6,6 +6,13 @@ import SavingsCore
 /// A run of an import's rows inserted with one statement: a multi-row INSERT whose RETURNING
 /// names the rows that went in, so each row is known inserted or already present without a
 /// statement (and its statement journal, CHECK and trigger set-up) per row.
+///
+/// A row keyed by its own content (`TransactionKind`) is looked for first, by its asset, date,
+/// amount and note, but only where one can be: at or before the newest date the asset had
+/// when the import began. A history imported into an account, oldest first, looks for none.
+/// (Identical rows of one file are already told apart by the caller, numbered by their
+/// order; only an external_id a file gives that is its row's own content key can meet one of
+/// the same import, and such a chunk looks for every row.)
 struct ImportChunk {
     static let capacity = 256
 
@@ -13,109 +20,164 @@ struct ImportChunk {
         var row: TransactionCSVRow
         /// The row's external_id (the file's own, or its content key).
         var key: String
-        /// Whether `key` is the row's own content key, which is not stored but worked out again.
+        /// Whether `key` is the row's own content key, made by the caller for a row without an
+        /// external_id (unique among the import's rows of this asset).
         var derived: Bool
+        /// Whether the row is keyed by its content (derived, or the file's id is that key).
+        var contentKeyed: Bool
+        var milliseconds: Int64
     }
 
     private(set) var entries: [Entry] = []
+    /// Content-keyed rows dated after this cannot be stored yet; nil until the first flush.
+    private var newestBefore: Int64?
+    /// Whether the asset holds a row whose own external_id text has the form of a content
+    /// key, which a content-keyed row of the same key must also meet.
+    private var contentKeyTexts = false
 
     init() { entries.reserveCapacity(Self.capacity) }
 
     var isFull: Bool { entries.count >= Self.capacity }
 
     mutating func append(_ row: TransactionCSVRow, key: String, derived: Bool = false) {
-        entries.append(Entry(row: row, key: key, derived: derived))
+        let contentKeyed = derived || ExternalKeys.stored(key, dateText: row.dateText, amountText: row.amountText, note: row.note).contentKeyed
+        entries.append(Entry(row: row, key: key, derived: derived, contentKeyed: contentKeyed, milliseconds: Timestamp.milliseconds(row.date)))
     }
 
     /// Inserts the entries into the asset (its id and `asset_ref`), adds what went in to its
     /// total, and empties the chunk. Calls `body` with each entry in file order, and whether it
     /// was inserted (false: its external_id was already there, from before or from an earlier
     /// row of the file).
-    mutating func flush(into db: Database, asset: (id: String, ref: Int64), source: AssetTransaction.Source = .import, createdAt: String,
+    mutating func flush(into db: Database, asset: (id: String, ref: Int64), source: AssetTransaction.Source = .import, createdAt: Date,
                         _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
         guard !entries.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: entries.count == Self.capacity ? Self.fullSQL : Self.sql(rows: entries.count))
-        let raw = statement.sqliteStatement
-        sqlite3_reset(raw)
-        func bind(_ index: Int32, _ text: String?) throws {
-            let code: Int32
-            if var text, !text.isEmpty {
-                code = text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(raw, index, $0.baseAddress, Int32(bytes.count), Self.transient) }
+        if newestBefore == nil {
+            newestBefore = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(date) FROM asset_transaction WHERE asset = ?"),
+                                              arguments: [asset.ref]) ?? .min
+            contentKeyTexts = try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM asset_transaction WHERE asset = ? AND external_key IS NOT NULL
+                                  AND length(external_id) = \(ExternalKeys.contentKeyLength) AND external_id GLOB 'csv-*')
+                """), arguments: [asset.ref]) ?? true
+        }
+        // Rows already stored, by content: each keeps its place, with the ref it has.
+        var present = [Int64?](repeating: nil, count: entries.count)
+        let everyRow = entries.contains { $0.contentKeyed && !$0.derived }
+        var inChunk = Set<String>()
+        for (index, entry) in entries.enumerated() where entry.contentKeyed {
+            if everyRow {
+                guard inChunk.insert(entry.key).inserted else {
+                    present[index] = 0
+                    continue
                 }
-            } else {
-                code = text == nil ? sqlite3_bind_null(raw, index) : sqlite3_bind_text(raw, index, "", 0, Self.transient)
+            } else if entry.milliseconds > newestBefore!, !contentKeyTexts {
+                continue
             }
-            guard code == SQLITE_OK else { throw Self.error(raw, code: code, statement) }
+            present[index] = try ExternalKeys.findContent(asset: asset.ref, date: entry.milliseconds, amountText: entry.row.amountText,
+                                                          note: entry.row.note, db)
+            if present[index] == nil, contentKeyTexts { present[index] = try ExternalKeys.find(entry.key, asset: asset.ref, db) }
         }
-        func check(_ code: Int32) throws { guard code == SQLITE_OK else { throw Self.error(raw, code: code, statement) } }
-        try check(sqlite3_bind_int64(raw, 1, asset.ref))
-        try bind(2, createdAt)
-        try bind(3, source.rawValue)
-        var homes = [Int64]()
-        homes.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
-            let first = Int32(4 + 5 * index)
-            let home = ExternalKeys.home(entry.key)
-            homes.append(home)
-            try bind(first, entry.row.amountText)
-            try bind(first + 1, entry.row.dateText)
-            try bind(first + 2, entry.row.note)
-            try check(sqlite3_bind_int64(raw, first + 3, home))
-            try bind(first + 4, entry.derived ? nil : entry.key)
+        let fresh = entries.count - present.count { $0 != nil }
+        var next = fresh > 0 ? try TransactionTable.takeRefs(fresh, db) : 0
+        var refs = [Int64](repeating: 0, count: entries.count)
+        for index in entries.indices where present[index] == nil {
+            refs[index] = next
+            next += 1
         }
+        let created = Timestamp.milliseconds(createdAt)
         var added: Decimal = 0
         var results: [Bool] = []
         results.reserveCapacity(entries.count)
+        let rows = entries.indices.filter { present[$0] == nil }
         try WindowCache.touchingOnce(db, assetID: asset.id) {
-            var fresh = Set<Int64>(minimumCapacity: entries.count)
-            defer { sqlite3_reset(raw) }
-            while true {
-                let code = sqlite3_step(raw)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw Self.error(raw, code: code, statement) }
-                fresh.insert(sqlite3_column_int64(raw, 0))
+            var inserted = Set<Int64>(minimumCapacity: rows.count)
+            if !rows.isEmpty {
+                let statement = try db.cachedStatement(sql: rows.count == Self.capacity ? Self.fullSQL : Self.sql(rows: rows.count))
+                try Self.insert(rows.map { entries[$0] }, refs: rows.map { refs[$0] }, asset: asset.ref, source: source, createdAt: created,
+                                statement) { inserted.insert($0) }
             }
-            sqlite3_reset(raw)
-            // Of rows sharing a key, the first went in. Any other either meets its external_id
-            // already stored (the same id: already present) or collided with another id's key
-            // and goes in on its own at the next free key of its block.
-            var earliest: String?
-            for (entry, home) in zip(entries, homes) {
-                var inserted = fresh.remove(home) != nil
-                if !inserted, try ExternalKeys.find(entry.key, asset: asset.ref, db) == nil {
-                    guard let free = try ExternalKeys.freeKey(asset: asset.ref, home: home, db) else {
+            // Of rows sharing an external key, the first went in. Any other either meets its
+            // external_id already stored (the same id: already present) or collided with another
+            // id's key and goes in on its own at the next free key of its block.
+            var earliest: Int64?
+            for (index, entry) in entries.enumerated() {
+                var went = present[index] == nil && inserted.contains(refs[index])
+                if present[index] == nil, !went, !entry.contentKeyed, try ExternalKeys.find(entry.key, asset: asset.ref, db) == nil {
+                    guard let free = try ExternalKeys.freeKey(asset: asset.ref, home: ExternalKeys.home(entry.key), db) else {
                         throw DomainError.invalidField("external_id", "'\(entry.key)' cannot be stored: too many ids of this asset share its key")
                     }
-                    try db.cachedStatement(sql: CompactTransactions.insertOne).execute(arguments: [
-                        nil, asset.ref, entry.row.amountText, entry.row.dateText, source.rawValue, entry.row.note, free, entry.key, createdAt, nil,
+                    try db.cachedStatement(sql: TransactionTable.insertOne).execute(arguments: [
+                        try TransactionTable.takeRefs(1, db), asset.ref, entry.row.amountText, entry.milliseconds,
+                        TransactionKind(source: source, contentKeyed: false).code, entry.row.note, free, entry.key, created, nil,
                     ])
-                    inserted = true
+                    went = true
                 }
-                if inserted {
+                if went {
                     added += entry.row.amount
-                    if earliest.map({ entry.row.dateText < $0 }) ?? true { earliest = entry.row.dateText }
+                    if earliest.map({ entry.milliseconds < $0 }) ?? true { earliest = entry.milliseconds }
+                    if !entry.contentKeyed, ExternalKeys.looksLikeContentKey(entry.key) { contentKeyTexts = true }
+                    // A content key a file gave may be met again by a later row of this import.
+                    if entry.contentKeyed, !entry.derived { newestBefore = .max }
                 }
-                results.append(inserted)
+                results.append(went)
             }
-            return earliest
+            return earliest.map { Timestamp.format(Timestamp.date(milliseconds: $0)) }
         }
         for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
         if added != 0 { try SavingsDatabase.addToBalance(assetID: asset.id, amount: Amount.plainText(added), db) }
         entries.removeAll(keepingCapacity: true)
     }
 
+    /// Binds and runs the INSERT of `rows`, calling `inserted` with the ref of each that went in.
+    private static func insert(_ rows: [Entry], refs: [Int64], asset: Int64, source: AssetTransaction.Source, createdAt: Int64,
+                               _ statement: Statement, inserted: (Int64) -> Void) throws {
+        let raw = statement.sqliteStatement
+        sqlite3_reset(raw)
+        defer { sqlite3_reset(raw) }
+        func check(_ code: Int32) throws { guard code == SQLITE_OK else { throw Self.error(raw, code: code, statement) } }
+        func bind(_ index: Int32, _ text: String?) throws {
+            guard var text else { return try check(sqlite3_bind_null(raw, index)) }
+            guard !text.isEmpty else { return try check(sqlite3_bind_text(raw, index, "", 0, Self.transient)) }
+            try check(text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(raw, index, $0.baseAddress, Int32(bytes.count), Self.transient) }
+            })
+        }
+        try check(sqlite3_bind_int64(raw, 1, asset))
+        try check(sqlite3_bind_int64(raw, 2, createdAt))
+        for (index, (entry, ref)) in zip(rows, refs).enumerated() {
+            let first = Int32(3 + 7 * index)
+            try check(sqlite3_bind_int64(raw, first, ref))
+            try bind(first + 1, entry.row.amountText)
+            try check(sqlite3_bind_int64(raw, first + 2, entry.milliseconds))
+            try bind(first + 3, entry.row.note)
+            try check(sqlite3_bind_int64(raw, first + 4, TransactionKind(source: source, contentKeyed: entry.contentKeyed).code))
+            if entry.contentKeyed {
+                try check(sqlite3_bind_null(raw, first + 5))
+                try check(sqlite3_bind_null(raw, first + 6))
+            } else {
+                try check(sqlite3_bind_int64(raw, first + 5, ExternalKeys.home(entry.key)))
+                try bind(first + 6, entry.key)
+            }
+        }
+        while true {
+            let code = sqlite3_step(raw)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw Self.error(raw, code: code, statement) }
+            inserted(sqlite3_column_int64(raw, 0))
+        }
+    }
+
     private static let fullSQL = sql(rows: capacity)
 
-    /// `?1` is the asset's ref, `?2` created_at, `?3` the source; five parameters a row follow.
+    /// `?1` is the asset's ref, `?2` created_at; seven parameters a row follow. A row whose
+    /// external key another row holds is left out (`DO NOTHING`), and is not returned.
     private static func sql(rows: Int) -> String {
-        var sql = "INSERT INTO asset_transaction (amount, date, note, external_key, external_id, asset, source, created_at) VALUES "
+        var sql = "INSERT INTO asset_transaction (ref, amount, date, note, kind, external_key, external_id, asset, created_at) VALUES "
         for index in 0..<rows {
-            let first = 4 + 5 * index
+            let first = 3 + 7 * index
             if index > 0 { sql += "," }
-            sql += "(?\(first),?\(first + 1),?\(first + 2),?\(first + 3),?\(first + 4),?1,?3,?2)"
+            sql += "(?\(first),?\(first + 1),?\(first + 2),?\(first + 3),?\(first + 4),?\(first + 5),?\(first + 6),?1,?2)"
         }
-        return sql + " ON CONFLICT(asset, external_key) DO NOTHING RETURNING external_key"
+        return sql + " ON CONFLICT DO NOTHING RETURNING ref"
     }
 
     /// SQLite copies the text before the call returns.

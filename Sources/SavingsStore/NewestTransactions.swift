@@ -9,7 +9,7 @@ import SavingsCore
 struct NewestTransactions {
     /// A transaction's place in the order, and its row.
     private struct Key {
-        var date: String
+        var date: Int64
         var ref: Int64
     }
 
@@ -32,11 +32,11 @@ struct NewestTransactions {
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let from {
             bounds += " AND date >= ?"
-            arguments.append(Timestamp.format(from))
+            arguments.append(Timestamp.milliseconds(from))
         }
         if let to {
             bounds += " AND date <= ?"
-            arguments.append(Timestamp.format(to))
+            arguments.append(Timestamp.milliseconds(to))
         }
         self.bounds = bounds
         boundArguments = arguments
@@ -45,22 +45,22 @@ struct NewestTransactions {
     /// The refs of the newest `limit` transactions of the `included` accounts (asset ids; nil:
     /// all), after `position` (a date and a transaction's public id) if given, in order.
     func refs(of included: Set<String>?, after cursor: (date: String, id: String)?, limit: Int) throws -> [Int64] {
-        let position = try cursor.map { cursor -> (date: String, ref: Int64) in
+        let position = try cursor.map { cursor -> (date: Int64, ref: Int64) in
             // A row gone since the page was read: rows of its date come again rather than not at all.
             let uuid = UUID(uuidString: cursor.id)
             let ref = try uuid.flatMap { uuid in try TransactionID.ref(uuid) ?? TransactionRecord.fetchOne(publicID: uuid, db)?.ref }
-            return (cursor.date, ref ?? .max)
+            return (Timestamp.milliseconds(try Timestamp.parse(cursor.date, field: "cursor")), ref ?? .max)
         }
         // Each account's newest date in bounds (one seek in its index, no row read), newest
         // first: an account is read only once its newest date is as new as the best row so
         // far, so a page reads the few busiest accounts, not all of them.
-        var candidates: [(asset: Int64, newest: String)] = []
+        var candidates: [(asset: Int64, newest: Int64)] = []
         let newest = try Row.fetchCursor(db, sql: """
             SELECT r.id, r.ref, (SELECT MAX(date) FROM asset_transaction WHERE asset = r.ref\(bounds)\(position == nil ? "" : " AND date <= ?")) FROM asset_ref r
             """, arguments: StatementArguments(boundArguments + (position.map { [$0.date] } ?? [])))
         while let row = try newest.next() {
             let asset: String = row[0]
-            if let date = row[2] as String?, included?.contains(asset) ?? true { candidates.append((row[1], date)) }
+            if let date = row[2] as Int64?, included?.contains(asset) ?? true { candidates.append((row[1], date)) }
         }
         candidates.sort { $0.newest > $1.newest }
         var accounts: [Account] = []
@@ -99,7 +99,7 @@ struct NewestTransactions {
     }
 
     /// Up to `count` of an account's keys after `position`, oldest first (the next is last).
-    private func keys(_ asset: Int64, after position: (date: String, ref: Int64)?, count: Int) throws -> (keys: [Key], more: Bool) {
+    private func keys(_ asset: Int64, after position: (date: Int64, ref: Int64)?, count: Int) throws -> (keys: [Key], more: Bool) {
         let order = "ORDER BY date DESC, ref DESC LIMIT ?"
         let statement = position == nil
             ? try db.cachedStatement(sql: "SELECT date, ref FROM asset_transaction WHERE asset = ?\(bounds) \(order)")

@@ -79,7 +79,7 @@ extension SavingsDatabase {
         var total = try String.fetchOne(db.cachedStatement(sql: "SELECT total FROM asset_balance WHERE asset_id = ?"), arguments: [assetID])
             .map { try Amount.parse($0) } ?? 0
         let later = try String.fetchCursor(db.cachedStatement(sql: "SELECT amount FROM asset_transaction WHERE asset = ? AND date > ?"),
-                                           arguments: [try assetRef(assetID, db), Timestamp.format(instant)])
+                                           arguments: [try assetRef(assetID, db), Timestamp.milliseconds(instant)])
         while let amount = try later.next() { total -= try Amount.parse(amount) }
         return total
     }
@@ -118,11 +118,11 @@ extension SavingsDatabase {
             // The earliest of these rows is when the figures change next.
             let later = try Row.fetchCursor(db, sql: """
                 SELECT r.id, t.amount, t.date FROM asset_ref r CROSS JOIN asset_transaction t ON t.asset = r.ref AND t.date > ?
-                """, arguments: [Timestamp.format(now)])
-            var next: String?
+                """, arguments: [Timestamp.milliseconds(now)])
+            var next: Int64?
             while let row = try later.next() {
                 sums[row[0] as String, default: 0] -= try Amount.parse(row[1] as String)
-                let date: String = row[2]
+                let date: Int64 = row[2]
                 if next.map({ date < $0 }) ?? true { next = date }
             }
             var balances: [UUID: Decimal] = [:]
@@ -130,7 +130,7 @@ extension SavingsDatabase {
             // The snapshot is taken (the statements above read from it).
             let parts = try structure.structure(db, before: structureVersions)
             return (Portfolio(goals: parts.goals, assets: parts.assets, balances: balances, allocations: parts.allocations,
-                              rates: RateTable(rates: parts.rates, pivot: pivot)), next.flatMap { try? Timestamp.parse($0, field: "date") })
+                              rates: RateTable(rates: parts.rates, pivot: pivot)), next.map(Timestamp.date(milliseconds:)))
         }
     }
 }

@@ -180,9 +180,8 @@ extension SavingsDatabase {
             var result = CSVImportResult()
             result.dryRun = options.dryRun
             var previewLines = Set<Int>()
-            let createdAt = Timestamp.format(now)
             func flush(_ target: ImportTarget) throws {
-                try target.chunk.flush(into: db, asset: (target.asset.id, target.ref), createdAt: createdAt) { entry, inserted in
+                try target.chunk.flush(into: db, asset: (target.asset.id, target.ref), createdAt: now) { entry, inserted in
                     if detailed, previewLines.contains(entry.row.line) {
                         result.preview.append(.init(line: entry.row.line, asset: target.asset.name, date: entry.row.dateText,
                                                     amount: entry.row.amountText, note: entry.row.note, externalID: entry.key,

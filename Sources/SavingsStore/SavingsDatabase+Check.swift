@@ -78,10 +78,12 @@ extension SavingsDatabase {
         var amounts: [String] = []
         for (table, column) in [("asset_transaction", "amount"), ("allocation", "amount"), ("allocation_history", "amount"),
                                 ("goal", "target_amount"), ("contribution", "amount"), ("monthly_plan", "required_monthly")] {
-            let cursor = try Row.fetchCursor(db, sql: "SELECT rowid, \(column) AS value FROM \(table)")
+            // The transactions' table has no rowid: its rows are named by their ref.
+            let key = table == "asset_transaction" ? "ref" : "rowid"
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(key) AS key, \(column) AS value FROM \(table)")
             while let row = try cursor.next(), amounts.count <= problemLimit {
                 let text: String = row["value"]
-                if (try? Amount.parse(text)) == nil { amounts.append("\(table).\(column) of rowid \(row["rowid"] as Int64) is '\(text)'") }
+                if (try? Amount.parse(text)) == nil { amounts.append("\(table).\(column) of \(key) \(row["key"] as Int64) is '\(text)'") }
             }
         }
         invariants.append(.init(name: "amounts are exact decimals", problems: amounts))

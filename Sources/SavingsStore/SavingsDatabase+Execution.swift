@@ -174,7 +174,7 @@ extension SavingsDatabase {
         let version = windows.version
         return try await read { db in
             let from = Timestamp.format(start), to = Timestamp.format(end)
-            let endMilliseconds = Timestamp.milliseconds(end)
+            let startMilliseconds = Timestamp.milliseconds(start), endMilliseconds = Timestamp.milliseconds(end)
             var result: [WindowTimeline] = []
             // The statements run once per asset or per pair: prepared once, not once per use
             // (compiling them was most of the cost with many goals).
@@ -212,7 +212,8 @@ extension SavingsDatabase {
                     // Still true up to its end: the same, or the same plus the points dated since.
                     var since: [AssetTimeline.Change] = []
                     if entry.end < to {
-                        try between.forEachStoredTransaction(arguments: [ref, entry.end, to]) { point in
+                        let readTo = Timestamp.milliseconds(try Timestamp.parse(entry.end, field: "end"))
+                        try between.forEachStoredTransaction(arguments: [ref, readTo, endMilliseconds]) { point in
                             since.append(.transaction(at: point.date, amount: point.amount, units: point.units))
                         }
                         since += try targetRows(id, after: entry.end)
@@ -235,7 +236,7 @@ extension SavingsDatabase {
                 var changes: [AssetTimeline.Change] = []
                 let expected = windows.size(of: id)
                 changes.reserveCapacity(expected + expected / 8)  // room for what came since
-                try later.forEachStoredTransaction(arguments: [ref, from]) { point in
+                try later.forEachStoredTransaction(arguments: [ref, startMilliseconds]) { point in
                     afterStart.add(point.amount, units: point.units)
                     if point.milliseconds <= endMilliseconds {
                         changes.append(.transaction(at: point.date, amount: point.amount, units: point.units))

@@ -58,7 +58,7 @@ extension SavingsDatabase {
         let assetID = StoreKey.id(transaction.assetID)
         if transaction.source != .onchain { try refuseIfWatched(assetID: assetID, db) }
         let asset = try assetRef(assetID, db)
-        if let externalID = transaction.externalID, try ExternalKeys.find(externalID, asset: asset, db) != nil {
+        if let externalID = transaction.externalID, try ExternalKeys.find(transaction, asset: asset, db) != nil {
             throw DomainError(.conflict, "a transaction with external_id '\(externalID)' already exists for this asset",
                               details: ["field": "external_id"])
         }
@@ -80,23 +80,33 @@ extension SavingsDatabase {
     /// ref gives, unless `keepID` (an id from elsewhere: the earlier app's export, a restored
     /// document, where an id derived from a ref puts the row back at that ref).
     static func insertRow(_ transaction: AssetTransaction, asset: Int64, keepID: Bool, _ db: Database) throws -> AssetTransaction {
-        let amount = Amount.plainText(transaction.amount), date = Timestamp.format(transaction.date)
+        let amount = Amount.plainText(transaction.amount), date = Timestamp.milliseconds(transaction.date)
+        let stored = ExternalKeys.stored(transaction.externalID, dateText: Timestamp.format(transaction.date), amountText: amount,
+                                         note: transaction.note)
         var key: Int64?
-        if let externalID = transaction.externalID {
-            guard let free = try ExternalKeys.freeKey(asset: asset, home: ExternalKeys.home(externalID), db) else {
-                throw DomainError(.conflict, "external_id '\(externalID)' cannot be stored: too many ids of this asset share its key",
+        if let text = stored.text {
+            guard let free = try ExternalKeys.freeKey(asset: asset, home: ExternalKeys.home(text), db) else {
+                throw DomainError(.conflict, "external_id '\(text)' cannot be stored: too many ids of this asset share its key",
                                   details: ["field": "external_id"])
             }
             key = free
         }
-        let derived = keepID ? TransactionID.ref(transaction.id) : nil
-        try db.cachedStatement(sql: CompactTransactions.insertOne).execute(arguments: [derived, asset, amount, date, transaction.source.rawValue, transaction.note, key,
-                                     ExternalKeys.storedText(transaction.externalID, dateText: date, amountText: amount, note: transaction.note),
-                                     Timestamp.format(transaction.createdAt), keepID && derived == nil ? StoreKey.bytes(transaction.id) : nil])
-        var stored = transaction
-        if !keepID { stored.id = TransactionID.derived(ref: db.lastInsertedRowID) }
+        let ref: Int64
+        if keepID, let derived = TransactionID.ref(transaction.id) {
+            ref = derived
+            try TransactionTable.passRef(derived, db)
+        } else {
+            ref = try TransactionTable.takeRefs(1, db)
+        }
+        let kind = TransactionKind(source: transaction.source, contentKeyed: stored.contentKeyed)
+        try db.cachedStatement(sql: TransactionTable.insertOne).execute(arguments: [
+            ref, asset, amount, date, kind.code, transaction.note, key, stored.text, Timestamp.milliseconds(transaction.createdAt),
+            keepID && TransactionID.ref(transaction.id) == nil ? StoreKey.bytes(transaction.id) : nil,
+        ])
+        var row = transaction
+        if !keepID { row.id = TransactionID.derived(ref: ref) }
         try addToBalance(assetID: StoreKey.id(transaction.assetID), amount: amount, db)
-        return stored
+        return row
     }
 
     /// Adds inserted transactions' sum to the asset's maintained total (deletes and updates

@@ -65,7 +65,7 @@ extension SavingsDatabase {
                 for transaction in plan.transactions {
                     let asset = try Self.assetRef(StoreKey.id(transaction.assetID), db)
                     let fresh = try TransactionRecord.fetchOne(publicID: transaction.id, db) == nil
-                        && (try transaction.externalID.flatMap { try ExternalKeys.find($0, asset: asset, db) }) == nil
+                        && (try ExternalKeys.find(transaction, asset: asset, db)) == nil
                     if fresh { _ = try Self.insertRow(transaction, asset: asset, keepID: true, db) }
                     count("transactions", fresh)
                 }

@@ -37,7 +37,7 @@ extension SavingsDatabase {
                     """, arguments: [Timestamp.format(now), record.id])
             }
             guard let watch = try Self.watch(assetID: record.id, db) else { throw StoreError.corrupt("watch of \(record.id)") }
-            let byHand = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction WHERE asset = ? AND source != 'onchain'",
+            let byHand = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction WHERE asset = ? AND NOT \(TransactionKind.onchainSQL)",
                                           arguments: [try Self.assetRef(record.id, db)]) ?? 0
             return (asset, watch, byHand)
         }
@@ -80,9 +80,9 @@ extension SavingsDatabase {
         try await read { db in
             var stored: [String: Date] = [:]
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT external_id, date FROM asset_transaction WHERE asset = ? AND source = 'onchain' AND external_id IS NOT NULL
+                SELECT external_id, date FROM asset_transaction WHERE asset = ? AND \(TransactionKind.onchainSQL) AND external_id IS NOT NULL
                 """, arguments: [try Self.assetRef(StoreKey.id(assetID), db)])
-            while let row = try rows.next() { stored[row[0]] = try Timestamp.parse(row[1], field: "date") }
+            while let row = try rows.next() { stored[row[0]] = Timestamp.date(milliseconds: row[1]) }
             return stored
         }
     }
@@ -101,10 +101,9 @@ extension SavingsDatabase {
             var allocator = try DepositAllocator(asset: asset, now: now, db)
             var chunk = ImportChunk()
             let ref = try Self.assetRef(asset.id, db)
-            let createdAt = Timestamp.format(now)
             var inserted = 0
             func flush() throws {
-                try chunk.flush(into: db, asset: (asset.id, ref), source: .onchain, createdAt: createdAt) { entry, fresh in
+                try chunk.flush(into: db, asset: (asset.id, ref), source: .onchain, createdAt: now) { entry, fresh in
                     guard fresh else { return }
                     inserted += 1
                     try allocator.inserted(amount: entry.row.amount, date: entry.row.date, db)
@@ -136,7 +135,7 @@ extension SavingsDatabase {
             var gone: [String] = []
             for txid in removed {
                 guard let row = try ExternalKeys.find(txid, asset: ref, db) else { continue }
-                try db.execute(sql: "DELETE FROM asset_transaction WHERE ref = ? AND source = 'onchain'", arguments: [row])
+                try db.execute(sql: "DELETE FROM asset_transaction WHERE ref = ? AND \(TransactionKind.onchainSQL)", arguments: [row])
                 if db.changesCount > 0 { gone.append(txid) }
             }
             let balance = try Self.balance(assetID: id, at: now, db)

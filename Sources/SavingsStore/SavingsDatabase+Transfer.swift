@@ -186,7 +186,7 @@ extension SavingsDatabase {
     static func exportSQL(section: String, table: String, order: String) -> String {
         switch section {
         case "transactions":
-            "SELECT \(CompactTransactions.columns) FROM \(CompactTransactions.from) ORDER BY t.ref"
+            "SELECT \(TransactionTable.columns) FROM \(TransactionTable.from) ORDER BY t.ref"
         case "contributions":
             """
             SELECT c.id, c.goal_id, c.asset_id, CASE WHEN t.ref IS NULL THEN NULL ELSE public_id(t.ref, t.uuid) END AS transaction_id,
@@ -217,8 +217,8 @@ extension SavingsDatabase {
     static func documentRow(_ record: TransactionRecord) throws -> TransferRow {
         func text(_ value: String?) -> TransferCell { value.map(TransferCell.text) ?? .null }
         return ["id": .text(StoreKey.id(try record.publicID)), "asset_id": .text(record.assetID), "amount": .text(record.amount),
-                "date": .text(record.date), "source": .text(record.source), "note": text(record.note),
-                "external_id": text(record.externalID), "created_at": .text(record.createdAt)]
+                "date": .text(record.dateText), "source": .text(try record.source.rawValue), "note": text(record.note),
+                "external_id": text(record.externalID), "created_at": .text(Timestamp.format(Timestamp.date(milliseconds: record.createdAt)))]
     }
 
     /// Writes a transaction of a document: at the ref its id was derived from, or keeping its id.
@@ -245,7 +245,7 @@ extension SavingsDatabase {
         guard let asset = try knownAssetRef(StoreKey.id(transaction.assetID), db) else {
             throw DomainError.invalidField("document", "\(place): asset \(StoreKey.id(transaction.assetID)) is not in the document")
         }
-        if let externalID = transaction.externalID, try ExternalKeys.find(externalID, asset: asset, db) != nil {
+        if let externalID = transaction.externalID, try ExternalKeys.find(transaction, asset: asset, db) != nil {
             throw DomainError.invalidField("document", "\(place): external_id '\(externalID)' appears twice for its asset")
         }
         _ = try insertRow(transaction, asset: asset, keepID: true, db)

@@ -242,11 +242,14 @@ enum Schema {
         migrator.registerMigration(CompactTransactions.migration) { db in
             try CompactTransactions.migrate(db)
         }
+        migrator.registerMigration(TransactionTable.migration) { db in
+            try TransactionTable.migrate(db)
+        }
         return migrator
     }
 
     /// The SQL functions triggers and migrations call, added to every connection.
-    static var functions: [DatabaseFunction] { [decimalAdd] + CompactTransactions.functions }
+    static var functions: [DatabaseFunction] { [decimalAdd] + CompactTransactions.functions + TransactionTable.functions }
 
     /// `decimal_add(a, b)`: exact decimal addition of two decimal texts ("--x" is read as "x",
     /// so the delete trigger can negate by prefixing '-').

@@ -3,11 +3,11 @@ import GRDBSQLite
 import SavingsCore
 
 extension Statement {
-    /// Runs this statement, whose first two columns are a transaction's `date` and `amount`,
-    /// and hands each row's values to `body`, read from SQLite's own bytes of them (from
-    /// Strings when they are not in the stored form). A busy account's month is read this way:
-    /// the statement is stepped directly (SQLite's C API, as GRDB exposes it), with no row
-    /// object per step.
+    /// Runs this statement, whose first two columns are a transaction's `date` (integer
+    /// milliseconds) and `amount`, and hands each row's values to `body`, the amount read from
+    /// SQLite's own bytes of it (from a String when it is not in the stored form). A busy
+    /// account's month is read this way: the statement is stepped directly (SQLite's C API, as
+    /// GRDB exposes it), with no row object per step.
     func forEachStoredTransaction(arguments: StatementArguments, _ body: (StoredTransaction) throws -> Void) throws {
         try setArguments(arguments)
         let raw = sqliteStatement
@@ -17,11 +17,12 @@ extension Statement {
             case SQLITE_DONE:
                 return
             case SQLITE_ROW:
-                let date = Self.text(raw, 0), amount = Self.text(raw, 1)
-                if let point = StoredTransaction(date: date, amount: amount) {
+                guard sqlite3_column_type(raw, 0) == SQLITE_INTEGER else { throw StoreError.corrupt("a transaction dated other than by an integer") }
+                let milliseconds = sqlite3_column_int64(raw, 0), amount = Self.text(raw, 1)
+                if let point = StoredTransaction(milliseconds: milliseconds, amount: amount) {
                     try body(point)
                 } else {
-                    try body(StoredTransaction(date: String(decoding: date, as: UTF8.self), amount: String(decoding: amount, as: UTF8.self)))
+                    try body(StoredTransaction(milliseconds: milliseconds, amount: String(decoding: amount, as: UTF8.self)))
                 }
             case let code:
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(raw))),

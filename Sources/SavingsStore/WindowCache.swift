@@ -63,7 +63,13 @@ final class WindowCache: Sendable {
         try db.execute(sql: "PRAGMA temp_store = MEMORY")
         db.add(transactionObserver: TransactionEnd(cache: self), extent: .databaseLifetime)
         db.add(function: DatabaseFunction(Self.functionName, argumentCount: 2, pure: false) { [self] values in
-            if let id = String.fromDatabaseValue(values[0]), let date = String.fromDatabaseValue(values[1]) { touch(id, date: date) }
+            // A transaction's date is integer milliseconds; an allocation row's timestamp is text.
+            guard let id = String.fromDatabaseValue(values[0]) else { return nil }
+            if let millis = Int64.fromDatabaseValue(values[1]) {
+                touch(id, date: Timestamp.format(Timestamp.date(milliseconds: millis)))
+            } else if let date = String.fromDatabaseValue(values[1]) {
+                touch(id, date: date)
+            }
             return nil
         })
         // A bulk insert touches its asset once itself (`touchingOnce`), not once a row.

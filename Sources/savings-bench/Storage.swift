@@ -13,8 +13,8 @@ func databaseBytes(_ path: String) -> Int {
 }
 
 /// Makes `copy` the benchmark's database as schema v11 kept it: 36-character text ids as the
-/// key of every transaction and its asset, every external_id as text, balances kept by
-/// triggers. The rows are the v12 database's own, read back with their public ids, so the
+/// key of every transaction and its asset, every external_id and instant as text, balances
+/// kept by triggers. The rows are the current database's own, read back with their public ids, so the
 /// upgrade savingsd then runs meets what an upgrade from the previous release meets.
 func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: String) throws {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
@@ -30,7 +30,7 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
         .separator "\(fieldSeparator)" "\\n"
         .nullvalue "\(null)"
         .output \(rows)
-        SELECT t.ref, hex(t.uuid), r.id, t.amount, t.date, t.source, t.note, t.external_key IS NOT NULL, t.external_id, t.created_at
+        SELECT t.ref, hex(t.uuid), r.id, t.amount, t.date, t.kind, t.note, t.kind IN (0, 4, 5), t.external_id, t.created_at
           FROM asset_transaction t JOIN asset_ref r ON r.ref = t.asset ORDER BY t.ref;
         """)
     let out = try Writer(path: staged)
@@ -45,10 +45,15 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
         } else {
             id = TransactionID.derived(ref: ref).uuidString.lowercased()
         }
+        // v13 keeps instants as integer milliseconds and the source in `kind` (`TransactionKind`).
+        guard let date = fields[4].flatMap({ Int64($0) }).map({ Timestamp.format(Timestamp.date(milliseconds: $0)) }),
+              let createdAt = fields[9].flatMap({ Int64($0) }).map({ Timestamp.format(Timestamp.date(milliseconds: $0)) }),
+              let kind = fields[5].flatMap({ Int($0) }), (0...5).contains(kind) else { throw BenchError("unreadable stored row: \(line.prefix(200))") }
+        let source = ["import", "import", "manual", "onchain", "manual", "onchain"][kind]
         let externalID = fields[8] ?? (fields[7] == "1"
-            ? TransactionCSVRow.contentKey(TransactionCSVRow.contentHash(dateText: fields[4] ?? "", amountText: fields[3] ?? "", note: fields[6]))
+            ? TransactionCSVRow.contentKey(TransactionCSVRow.contentHash(dateText: date, amountText: fields[3] ?? "", note: fields[6]))
             : nil)
-        out.write([id, fields[2], fields[3], fields[4], fields[5], fields[6], externalID, fields[9]].map(quoted).joined(separator: ",") + "\n")
+        out.write([id, fields[2], fields[3], date, source, fields[6], externalID, createdAt].map(quoted).joined(separator: ",") + "\n")
     }
     try out.close()
     try? FileManager.default.removeItem(atPath: rows)
@@ -58,6 +63,7 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
         PRAGMA foreign_keys = OFF;
         BEGIN;
         DROP TABLE asset_transaction;
+        DROP TABLE transaction_counter;
         DROP TABLE contribution;
         DROP TRIGGER asset_ref_after_insert;
         DROP TABLE asset_ref;
@@ -99,7 +105,7 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
             INSERT INTO asset_balance (asset_id, total) VALUES (NEW.asset_id, NEW.amount)
             ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount);
         END;
-        DELETE FROM grdb_migrations WHERE identifier = 'v12-compact-transactions';
+        DELETE FROM grdb_migrations WHERE identifier IN ('v12-compact-transactions', 'v13-transactions-by-account');
         COMMIT;
         VACUUM;
         """)
@@ -121,12 +127,12 @@ func schemaContext(database: String, bareDatabase: String, sqlite3: String, work
     let storedRows = work + "/stored.csv"
     let tableSchema = try run(sqlite3, ["-readonly", database], input: """
         SELECT sql || ';' FROM sqlite_master WHERE tbl_name = 'asset_transaction' AND type IN ('table', 'index') AND sql IS NOT NULL
-           AND name <> 'asset_transaction_by_uuid';
+           AND name NOT IN ('asset_transaction_by_uuid', 'asset_transaction_by_key');
         """)
     // The history's rows: keyed by their content (the file gives no external_id).
     try run(sqlite3, ["-readonly", "-csv", database], input: """
         .output \(storedRows)
-        SELECT * FROM asset_transaction WHERE external_key IS NOT NULL AND external_id IS NULL ORDER BY ref;
+        SELECT * FROM asset_transaction WHERE kind = 0 ORDER BY ref;
         """)
     var schemaImport = Samples()
     for attempt in 0..<runs {
@@ -144,7 +150,7 @@ func schemaContext(database: String, bareDatabase: String, sqlite3: String, work
                           median: rate(importRate), p99: "—",
                           baseline: "`sqlite3 .import` of the stored rows into savingsd's table and indexes: " + rate(schemaRate),
                           ratio: ratio(importRate / schemaRate), target: "—", met: nil)]
-    let notes = [String(format: "sqlite3 .import of savingsd's stored rows (integer keys; the content key's text left out, as savingsd stores it) into its asset_transaction table with its indexes (asset with the 64-bit external_id key, for idempotency; asset, date, amount for execution windows; not the partial index of ids kept from before schema v12, which holds none of these rows and which the shell's .import, having no NULL, would fill), without savingsd's work per row, runs at %.2f× the bare-table baseline's rate (savingsd's tx.import: %.2f×)",
+    let notes = [String(format: "sqlite3 .import of savingsd's stored rows (keyed by their content, so with no external key) into its asset_transaction table (each account's rows in date order) with its index of refs (not the partial indexes of external keys and of ids kept from before schema v12, which hold none of these rows and which the shell's .import, having no NULL, would fill), without savingsd's work per row, runs at %.2f× the bare-table baseline's rate (savingsd's tx.import: %.2f×)",
                                 schemaRate / bareRate, importRate / bareRate)]
 
     let counted = try run(sqlite3, ["-readonly", database], input: """
@@ -183,6 +189,6 @@ func upgradeFigures(database: String, savingsd: String, sqlite3: String, work: S
     return ([Figure(name: "upgrade of that database from schema v11 (\(transactions) transactions): start to READY=1: the automatic backup, the migration in one transaction, the file rewritten once",
                     median: String(format: "%.1f s", upgraded.startSeconds), p99: "—", baseline: "—", ratio: "—", target: "≤ 60 s",
                     met: upgraded.startSeconds <= 60)],
-            [String(format: "after the upgrade `db.check` (SQLite's integrity check, foreign keys, every invariant, balances against the rows) took %.1f s and found it sound; the file held %@ as v11, %@ upgraded (%@ for this run's database, written as v12 from the start)",
+            [String(format: "after the upgrade `db.check` (SQLite's integrity check, foreign keys, every invariant, balances against the rows) took %.1f s and found it sound; the file held %@ as v11, %@ upgraded (%@ for this run's database, written as v13 from the start)",
                     checkSeconds, mb(before), mb(after), mb(current))])
 }

@@ -285,7 +285,7 @@ for step in size.progressSteps {
     // The figure is only what it says if every row is inside the month's window.
     let inWindow = try run(sqlite3, ["-readonly", databasePath], input: """
         SELECT COUNT(*) FROM asset_transaction t JOIN asset_ref r ON r.ref = t.asset JOIN asset a ON a.id = r.id
-        WHERE a.name = '\(Dataset.progressAsset)' AND t.date > '\(Timestamp.format(startedAt))';
+        WHERE a.name = '\(Dataset.progressAsset)' AND t.date > \(Timestamp.milliseconds(startedAt));
         """).trimmingCharacters(in: .whitespacesAndNewlines)
     guard Int(inWindow) == step + ownDeposits else {
         throw BenchError("\(inWindow) progress rows inside the month's window, expected \(step + ownDeposits)")
