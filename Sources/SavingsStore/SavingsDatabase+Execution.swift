@@ -191,8 +191,15 @@ extension SavingsDatabase {
             let targetChanges = try db.cachedStatement(sql: """
                 SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ? ORDER BY timestamp, created_at
                 """)
-            // An asset's transactions in a range (a reading's end, this one's], in time order.
-            let between = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset = ? AND date > ? AND date <= ? ORDER BY date")
+            // The first target row dated after this reading's end.
+            let nextTarget = try db.cachedStatement(sql: "SELECT MIN(timestamp) FROM allocation_history WHERE asset_id = ? AND timestamp > ?")
+            // Until when nothing of the asset is dated after this reading's end: its first
+            // transaction after the end (read with the others) or its first target row after it.
+            func quietUntil(_ firstLater: Int64?, _ id: String) throws -> String {
+                let transaction = firstLater.map { Timestamp.format(Timestamp.date(milliseconds: $0)) }
+                let target = try String.fetchOne(nextTarget, arguments: [id, to])
+                return [transaction, target].compactMap { $0 }.min() ?? WindowCache.never
+            }
             // Target rows of an asset in (after, to], in time order.
             func targetRows(_ id: String, after: String) throws -> [AssetTimeline.Change] {
                 try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, after, to]).map { row in
@@ -211,12 +218,19 @@ extension SavingsDatabase {
                 if var entry = previous[id], entry.empty || known[assetID] == entry.stamp, entry.end <= to {
                     // Still true up to its end: the same, or the same plus the points dated since.
                     var since: [AssetTimeline.Change] = []
-                    if entry.end < to {
+                    // Nothing dated up to this end since the reading's: no look at the rows.
+                    if entry.end < to, entry.quietUntil.map({ $0 <= to }) ?? true {
                         let readTo = Timestamp.milliseconds(try Timestamp.parse(entry.end, field: "end"))
-                        try between.forEachStoredTransaction(arguments: [ref, readTo, endMilliseconds]) { point in
-                            since.append(.transaction(at: point.date, amount: point.amount, units: point.units))
+                        var firstLater: Int64?
+                        try later.forEachStoredTransaction(arguments: [ref, readTo]) { point in
+                            if point.milliseconds <= endMilliseconds {
+                                since.append(.transaction(at: point.date, amount: point.amount, units: point.units))
+                            } else if firstLater == nil {
+                                firstLater = point.milliseconds
+                            }
                         }
                         since += try targetRows(id, after: entry.end)
+                        entry.quietUntil = try quietUntil(firstLater, id)
                     }
                     if since.isEmpty {
                         entry.end = to
@@ -226,7 +240,7 @@ extension SavingsDatabase {
                     }
                     if !entry.empty {
                         let stamp = windows.nextStamp()
-                        entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: false)
+                        entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: false, quietUntil: entry.quietUntil)
                         result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .extended(since: entry.stamp, later: since)))
                         continue
                     }
@@ -236,10 +250,13 @@ extension SavingsDatabase {
                 var changes: [AssetTimeline.Change] = []
                 let expected = windows.size(of: id)
                 changes.reserveCapacity(expected + expected / 8)  // room for what came since
+                var firstLater: Int64?
                 try later.forEachStoredTransaction(arguments: [ref, startMilliseconds]) { point in
                     afterStart.add(point.amount, units: point.units)
                     if point.milliseconds <= endMilliseconds {
                         changes.append(.transaction(at: point.date, amount: point.amount, units: point.units))
+                    } else if firstLater == nil {
+                        firstLater = point.milliseconds
                     }
                 }
                 let total = try String.fetchOne(balances, arguments: [id]).map { try Amount.parse($0) } ?? 0
@@ -256,7 +273,7 @@ extension SavingsDatabase {
                 windows.noteSize(changes.count, of: id)
                 let empty = balance == 0 && targets.isEmpty && changes.isEmpty
                 let stamp = windows.nextStamp()
-                entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: empty)
+                entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: empty, quietUntil: try quietUntil(firstLater, id))
                 guard !empty else { continue }
                 result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .full(AssetTimeline(
                     assetID: assetID, balanceAtStart: balance, targetsAtStart: targets, changes: changes))))

@@ -24,6 +24,12 @@ final class WindowCache: Sendable {
         var end: String
         /// The asset had nothing in this window (no balance, no targets, no change).
         var empty: Bool
+        /// No transaction or target row of the asset is dated after `end` and before this
+        /// (stored timestamp text; nil: not known). A reading taken up to an end before it
+        /// needs no look at the database: the rows dated after a reading's end at the time it
+        /// was read give its first value, and each write touching the asset later than the end
+        /// brings it down to that date.
+        var quietUntil: String?
     }
 
     private struct State {
@@ -39,6 +45,9 @@ final class WindowCache: Sendable {
         /// whole reading reserves that much at once instead of growing step by step.
         var sizes: [String: Int] = [:]
     }
+
+    /// `Entry.quietUntil` of an asset with nothing dated after the reading's end.
+    static let never = "~"
 
     /// Windows remembered: the executing month's and a few others (a goal's monthly history).
     static let windowLimit = 4
@@ -117,8 +126,13 @@ final class WindowCache: Sendable {
     }
 
     private static func forget(_ assetID: String, from date: String, in state: inout State) {
-        for start in state.windows.keys where state.windows[start]?[assetID].map({ $0.end >= date }) == true {
-            state.windows[start]?[assetID] = nil
+        for start in state.windows.keys {
+            guard let entry = state.windows[start]?[assetID] else { continue }
+            if entry.end >= date {
+                state.windows[start]?[assetID] = nil
+            } else if let quiet = entry.quietUntil, quiet > date {
+                state.windows[start]?[assetID]?.quietUntil = date
+            }
         }
     }
 
