@@ -32,8 +32,19 @@ public struct CSVTokenizer: Sendable {
         recordLine = line
     }
 
+    /// Feeds a buffer of bytes (what a file read hands over): the loop below made for it here,
+    /// not called through the generic one byte at a time from another module.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Record] {
+        feedBytes(bytes)
+    }
+
     /// Feeds bytes; returns the records completed by them.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Record] {
+        feedBytes(bytes)
+    }
+
+    @inline(__always)
+    private mutating func feedBytes(_ bytes: some Sequence<UInt8>) -> [Record] {
         var records: [Record] = []
         for byte in bytes {
             if pendingCR {

@@ -84,7 +84,9 @@ struct ImportChunk {
             next += 1
         }
         let created = Timestamp.milliseconds(createdAt)
-        var added: Decimal = 0
+        // Summed in integer units where the amounts allow it (Decimal addition was a twentieth
+        // of an import's time).
+        var added = RunningTotal(0)
         var results: [Bool] = []
         results.reserveCapacity(entries.count)
         let rows = entries.indices.filter { present[$0] == nil }
@@ -112,7 +114,7 @@ struct ImportChunk {
                     went = true
                 }
                 if went {
-                    added += entry.row.amount
+                    added.add(entry.row.amount, units: RunningTotal.units(entry.row.amountText))
                     if earliest.map({ entry.milliseconds < $0 }) ?? true { earliest = entry.milliseconds }
                     if !entry.contentKeyed, ExternalKeys.looksLikeContentKey(entry.key) { contentKeyTexts = true }
                     // A content key a file gave may be met again by a later row of this import.
@@ -123,7 +125,7 @@ struct ImportChunk {
             return earliest.map { Timestamp.format(Timestamp.date(milliseconds: $0)) }
         }
         for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
-        if added != 0 { try SavingsDatabase.addToBalance(assetID: asset.id, amount: Amount.plainText(added), db) }
+        if added.value != 0 { try SavingsDatabase.addToBalance(assetID: asset.id, amount: Amount.plainText(added.value), db) }
         entries.removeAll(keepingCapacity: true)
     }
 
