@@ -11,7 +11,11 @@ public enum Timestamp {
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, computed with integer calendar arithmetic (proleptic
     /// Gregorian, as ISO 8601 prescribes): this runs for every stored row, so no formatter.
     public static func format(_ date: Date) -> String {
-        let millis = milliseconds(date)
+        format(milliseconds: milliseconds(date))
+    }
+
+    /// `format` of the instant `millis` milliseconds after 1970 (as the store keeps instants).
+    public static func format(milliseconds millis: Int64) -> String {
         let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
         let inDay = millis - days * 86_400_000
         let (year, month, day) = civil(fromDays: days)

@@ -170,7 +170,7 @@ enum ExternalKeys {
     /// The row of `asset` holding `externalID` for a row of this content, if any: a row keyed
     /// by that same content, or one holding the text.
     static func find(_ externalID: String, date: Int64, amountText: String, note: String?, asset: Int64, _ db: Database) throws -> Int64? {
-        if stored(externalID, dateText: Timestamp.format(Timestamp.date(milliseconds: date)), amountText: amountText, note: note).contentKeyed,
+        if stored(externalID, dateText: Timestamp.format(milliseconds: date), amountText: amountText, note: note).contentKeyed,
            let row = try findContent(asset: asset, date: date, amountText: amountText, note: note, db) {
             return row
         }

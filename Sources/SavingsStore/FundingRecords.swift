@@ -86,7 +86,7 @@ struct TransactionRecord {
 
     var publicID: UUID { get throws { try StoreKey.publicID(ref: ref, stored: uuid) } }
 
-    var dateText: String { Timestamp.format(Timestamp.date(milliseconds: date)) }
+    var dateText: String { Timestamp.format(milliseconds: date) }
 
     var source: AssetTransaction.Source { get throws {
         guard let kind = TransactionKind(code: kind) else { throw StoreError.corrupt("transaction \(ref) is of kind \(kind)") }

@@ -94,7 +94,8 @@ struct ImportChunk {
             var inserted = Set<Int64>(minimumCapacity: rows.count)
             if !rows.isEmpty {
                 let statement = try db.cachedStatement(sql: rows.count == Self.capacity ? Self.fullSQL : Self.sql(rows: rows.count))
-                try Self.insert(rows.map { entries[$0] }, refs: rows.map { refs[$0] }, asset: asset.ref, source: source, createdAt: created,
+                let entries = entries
+                try Self.insert(rows.lazy.map { (entries[$0], refs[$0]) }, asset: asset.ref, source: source, createdAt: created,
                                 statement) { inserted.insert($0) }
             }
             // Of rows sharing an external key, the first went in. Any other either meets its
@@ -122,7 +123,7 @@ struct ImportChunk {
                 }
                 results.append(went)
             }
-            return earliest.map { Timestamp.format(Timestamp.date(milliseconds: $0)) }
+            return earliest.map { Timestamp.format(milliseconds: $0) }
         }
         for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
         if added.value != 0 { try SavingsDatabase.addToBalance(assetID: asset.id, amount: Amount.plainText(added.value), db) }
@@ -130,7 +131,7 @@ struct ImportChunk {
     }
 
     /// Binds and runs the INSERT of `rows`, calling `inserted` with the ref of each that went in.
-    private static func insert(_ rows: [Entry], refs: [Int64], asset: Int64, source: AssetTransaction.Source, createdAt: Int64,
+    private static func insert(_ rows: some Sequence<(Entry, Int64)>, asset: Int64, source: AssetTransaction.Source, createdAt: Int64,
                                _ statement: Statement, inserted: (Int64) -> Void) throws {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
@@ -145,7 +146,7 @@ struct ImportChunk {
         }
         try check(sqlite3_bind_int64(raw, 1, asset))
         try check(sqlite3_bind_int64(raw, 2, createdAt))
-        for (index, (entry, ref)) in zip(rows, refs).enumerated() {
+        for (index, (entry, ref)) in rows.enumerated() {
             let first = Int32(3 + 7 * index)
             try check(sqlite3_bind_int64(raw, first, ref))
             try bind(first + 1, entry.row.amountText)

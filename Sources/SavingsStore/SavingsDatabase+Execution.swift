@@ -196,7 +196,7 @@ extension SavingsDatabase {
             // Until when nothing of the asset is dated after this reading's end: its first
             // transaction after the end (read with the others) or its first target row after it.
             func quietUntil(_ firstLater: Int64?, _ id: String) throws -> String {
-                let transaction = firstLater.map { Timestamp.format(Timestamp.date(milliseconds: $0)) }
+                let transaction = firstLater.map { Timestamp.format(milliseconds: $0) }
                 let target = try String.fetchOne(nextTarget, arguments: [id, to])
                 return [transaction, target].compactMap { $0 }.min() ?? WindowCache.never
             }

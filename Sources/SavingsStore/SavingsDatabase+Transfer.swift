@@ -218,7 +218,7 @@ extension SavingsDatabase {
         func text(_ value: String?) -> TransferCell { value.map(TransferCell.text) ?? .null }
         return ["id": .text(StoreKey.id(try record.publicID)), "asset_id": .text(record.assetID), "amount": .text(record.amount),
                 "date": .text(record.dateText), "source": .text(try record.source.rawValue), "note": text(record.note),
-                "external_id": text(record.externalID), "created_at": .text(Timestamp.format(Timestamp.date(milliseconds: record.createdAt)))]
+                "external_id": text(record.externalID), "created_at": .text(Timestamp.format(milliseconds: record.createdAt))]
     }
 
     /// Writes a transaction of a document: at the ref its id was derived from, or keeping its id.

@@ -75,7 +75,7 @@ final class WindowCache: Sendable {
             // A transaction's date is integer milliseconds; an allocation row's timestamp is text.
             guard let id = String.fromDatabaseValue(values[0]) else { return nil }
             if let millis = Int64.fromDatabaseValue(values[1]) {
-                touch(id, date: Timestamp.format(Timestamp.date(milliseconds: millis)))
+                touch(id, date: Timestamp.format(milliseconds: millis))
             } else if let date = String.fromDatabaseValue(values[1]) {
                 touch(id, date: date)
             }

@@ -46,8 +46,8 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
             id = TransactionID.derived(ref: ref).uuidString.lowercased()
         }
         // v13 keeps instants as integer milliseconds and the source in `kind` (`TransactionKind`).
-        guard let date = fields[4].flatMap({ Int64($0) }).map({ Timestamp.format(Timestamp.date(milliseconds: $0)) }),
-              let createdAt = fields[9].flatMap({ Int64($0) }).map({ Timestamp.format(Timestamp.date(milliseconds: $0)) }),
+        guard let date = fields[4].flatMap({ Int64($0) }).map({ Timestamp.format(milliseconds: $0) }),
+              let createdAt = fields[9].flatMap({ Int64($0) }).map({ Timestamp.format(milliseconds: $0) }),
               let kind = fields[5].flatMap({ Int($0) }), (0...5).contains(kind) else { throw BenchError("unreadable stored row: \(line.prefix(200))") }
         let source = ["import", "import", "manual", "onchain", "manual", "onchain"][kind]
         let externalID = fields[8] ?? (fields[7] == "1"
