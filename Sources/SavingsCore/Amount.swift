@@ -160,12 +160,31 @@ public enum Amount {
     /// `plainText(parse(text))` for plain amounts (optional minus, up to 38 digits, at most 18
     /// after the point), worked out on the digits without a `Decimal`; nil for every other shape.
     public static func plainText(parsing text: String) -> String? {
-        var text = text
-        return text.withUTF8 { bytes in
+        var copy = text
+        // Already in its stored form: the same text, without making another.
+        let canonical: String?? = copy.withUTF8 { bytes in
             guard bytes.first != UInt8(ascii: "+"), let plain = PlainDecimal(bytes, maxDigits: 38),
-                  plain.decimals <= maxFractionDigits else { return nil }
-            return plain.canonicalText
+                  plain.decimals <= maxFractionDigits else { return String??.none }
+            return isCanonical(bytes) ? String?.none : plain.canonicalText
         }
+        guard let canonical else { return nil }
+        return canonical ?? text
+    }
+
+    /// Whether the text of an amount `PlainDecimal` reads is already what `plainText` prints
+    /// (most files' amounts are): no plus, no leading or trailing zeros, no bare point, no
+    /// minus on zero.
+    private static func isCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        func digit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let negative = bytes.first == UInt8(ascii: "-")
+        var index = negative ? 1 : 0
+        let integerStart = index
+        while index < bytes.count, digit(bytes[index]) { index += 1 }
+        let integerDigits = index - integerStart
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return false }
+        guard index < bytes.count else { return !(negative && bytes[integerStart] == UInt8(ascii: "0")) }
+        guard bytes[index] == UInt8(ascii: "."), index + 1 < bytes.count, bytes[bytes.count - 1] != UInt8(ascii: "0") else { return false }
+        return bytes[(index + 1)...].allSatisfy(digit)
     }
 
     /// The plain text of the sum of two stored amounts, each optionally prefixed with any number

@@ -60,10 +60,20 @@ public enum FundingCalculator {
 /// allocation; any other deposit stays unallocated (the passive model, no guessing).
 public enum AutoAllocation {
     public static func goalToGrow(allocations: [UUID: Decimal], balanceBefore: Decimal, deposit: Decimal) -> UUID? {
-        guard deposit > 0 else { return nil }
-        let active = allocations.filter { $0.value > 0 }
-        guard active.count == 1, let (goal, amount) = active.first, amount >= balanceBefore else { return nil }
+        guard deposit > 0, let (goal, amount) = soleGoal(allocations), amount >= balanceBefore else { return nil }
         return goal
+    }
+
+    /// The one goal with a positive allocation of the asset, if exactly one has: the only goal a
+    /// deposit can ever grow. (Growing it keeps it the only one, so an asset without one grows
+    /// nothing for as long as its allocations stay as they are.)
+    public static func soleGoal(_ allocations: [UUID: Decimal]) -> (goal: UUID, amount: Decimal)? {
+        var sole: (UUID, Decimal)?
+        for (goal, amount) in allocations where amount > 0 {
+            guard sole == nil else { return nil }
+            sole = (goal, amount)
+        }
+        return sole
     }
 }
 

@@ -68,7 +68,8 @@ public enum GoalRules {
 
     public static func validNotes(_ notes: String?) throws -> String? {
         guard let notes else { return nil }
-        guard notes.count <= maxNotesLength else {
+        // No more bytes than the limit: no more characters either (counting them walks the text).
+        guard notes.utf8.count <= maxNotesLength || notes.count <= maxNotesLength else {
             throw DomainError.invalidField("notes", "must be at most \(maxNotesLength) characters")
         }
         return notes.isEmpty ? nil : notes

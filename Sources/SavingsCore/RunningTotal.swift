@@ -61,6 +61,12 @@ public struct RunningTotal: Sendable, Equatable {
         exact += amount
     }
 
+    /// Whether this total is more than `other`.
+    public func exceeds(_ other: RunningTotal) -> Bool {
+        if let mine = units, let theirs = other.units { return mine > theirs }
+        return value > other.value
+    }
+
     public var isNegative: Bool { units.map { $0 < 0 } ?? (exact < 0) }
 
     /// Whether this total is at most `other`, or at most zero when `other` is negative

@@ -32,20 +32,41 @@ public struct CSVTokenizer: Sendable {
         recordLine = line
     }
 
-    /// Feeds a buffer of bytes (what a file read hands over): the loop below made for it here,
-    /// not called through the generic one byte at a time from another module.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Record] {
-        feedBytes(bytes)
+    /// Feeds a buffer of bytes (what a file read hands over), calling `body` with each record
+    /// it completes. The record's fields are lent for the call: one kept past it costs a copy,
+    /// one that is not lets the next record reuse the same storage.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ body: (Record) throws -> Void) rethrows {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            // A run of plain bytes inside an unquoted field is appended at once.
+            if !inQuotes, !pendingCR, !quoteSeen {
+                let start = index
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == separator || byte == 0x22 || byte == 0x0A || byte == 0x0D { break }
+                    index += 1
+                }
+                if index > start {
+                    fieldStarted = true
+                    append(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+                }
+                if index == count { return }
+            }
+            try feedBytes(CollectionOfOne(bytes[index]), body)
+            index += 1
+        }
     }
 
     /// Feeds bytes; returns the records completed by them.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Record] {
-        feedBytes(bytes)
+        var records: [Record] = []
+        feedBytes(bytes) { records.append($0) }
+        return records
     }
 
     @inline(__always)
-    private mutating func feedBytes(_ bytes: some Sequence<UInt8>) -> [Record] {
-        var records: [Record] = []
+    private mutating func feedBytes(_ bytes: some Sequence<UInt8>, _ body: (Record) throws -> Void) rethrows {
         for byte in bytes {
             if pendingCR {
                 pendingCR = false
@@ -76,7 +97,10 @@ public struct CSVTokenizer: Sendable {
                 fieldStarted = true
             case 0x0D, 0x0A:
                 pendingCR = byte == 0x0D
-                if let record = endRecord() { records.append(record) }
+                if endRecordFields() {
+                    defer { fields.removeAll(keepingCapacity: true) }
+                    try body(Record(line: recordLine, fields: fields))
+                }
                 line += 1
                 recordLine = line
             default:
@@ -85,7 +109,6 @@ public struct CSVTokenizer: Sendable {
                 append(byte)
             }
         }
-        return records
     }
 
     /// The last record when the input does not end with a newline.
@@ -93,6 +116,12 @@ public struct CSVTokenizer: Sendable {
 
     /// Whether the input ended inside a quoted field.
     public var unterminatedQuote: Bool { inQuotes }
+
+    private mutating func append(_ run: UnsafeRawBufferPointer) {
+        let room = Self.maxFieldBytes - field.count
+        if run.count > room, oversized == nil { oversized = recordLine }
+        field.append(contentsOf: run.prefix(max(0, room)))
+    }
 
     private mutating func append(_ byte: UInt8) {
         if field.count >= Self.maxFieldBytes {
@@ -110,12 +139,16 @@ public struct CSVTokenizer: Sendable {
     }
 
     private mutating func endRecord() -> Record? {
-        if fields.isEmpty && field.isEmpty && !fieldStarted {
-            return nil  // a blank line
-        }
-        endField()
+        guard endRecordFields() else { return nil }
         defer { fields.removeAll(keepingCapacity: true) }
         return Record(line: recordLine, fields: fields)
+    }
+
+    /// Ends the record's last field; false for a blank line (no record).
+    private mutating func endRecordFields() -> Bool {
+        if fields.isEmpty && field.isEmpty && !fieldStarted { return false }
+        endField()
+        return true
     }
 }
 
@@ -256,8 +289,13 @@ public enum StableHash {
         public init() {}
 
         public mutating func add(_ text: String) {
+            var text = text
+            text.withUTF8 { add(bytes: $0) }
+        }
+
+        public mutating func add(bytes: UnsafeBufferPointer<UInt8>) {
             var (a, b) = lanes
-            for byte in text.utf8 {
+            for byte in bytes {
                 a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
                 b = (b ^ UInt64(byte ^ 0x5A)) &* 0x0000_0100_0000_01B3
             }

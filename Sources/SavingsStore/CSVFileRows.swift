@@ -86,7 +86,7 @@ struct CSVFileRows: Sendable {
                 guard let line = try skipper.skip(&bytes) else { continue }
                 tokenizer = CSVTokenizer(separator: rules?.separator ?? UInt8(ascii: ","), encoding: rules?.encoding ?? .utf8, line: line)
             }
-            for record in bytes.withUnsafeBytes({ tokenizer!.feed($0) }) { try take(record) }
+            try bytes.withUnsafeBytes { try tokenizer!.feed($0, take) }
             if let line = tokenizer!.oversized {
                 throw DomainError.invalidField(field, "line \(line): a field is longer than \(CSVTokenizer.maxFieldBytes) bytes")
             }

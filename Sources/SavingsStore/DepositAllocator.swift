@@ -9,36 +9,43 @@ import SavingsCore
 struct DepositAllocator {
     let assetID: UUID
     let now: Date
-    private var allocations: [UUID: Decimal]
-    private var balance: Decimal
-    private var grown: [UUID: [(at: Date, delta: Decimal)]] = [:]
+    /// The only goal a deposit can grow (`AutoAllocation.soleGoal`) and its allocation as it
+    /// grows; nil when the asset has no such goal, and then nothing is counted per row.
+    private var sole: (goal: UUID, amount: RunningTotal)?
+    /// The asset's balance at `now` as rows go in (kept only while there is a sole goal).
+    private var balance: RunningTotal
+    private var grown: [(at: Date, delta: Decimal)] = []
+    private var targetRead = false
     private(set) var allocated = 0
 
     init(asset: AssetRecord, now: Date, _ db: Database) throws {
         assetID = try StoreKey.uuid(asset.id)
         self.now = now
-        allocations = try SavingsDatabase.allocations(assetID: asset.id, db)
-        // An account without allocations allocates nothing (and gets none during the write):
-        // its running balance is not needed.
-        balance = allocations.isEmpty ? 0 : try SavingsDatabase.balance(assetID: asset.id, at: now, db)
+        sole = AutoAllocation.soleGoal(try SavingsDatabase.allocations(assetID: asset.id, db)).map { ($0.goal, RunningTotal($0.amount)) }
+        // Without a goal to grow, the running balance is not needed.
+        balance = RunningTotal(sole == nil ? 0 : try SavingsDatabase.balance(assetID: asset.id, at: now, db))
     }
 
-    /// Counts a row that went in.
-    mutating func inserted(amount: Decimal, date: Date, _ db: Database) throws {
-        guard !allocations.isEmpty else { return }
-        if amount > 0, let goal = AutoAllocation.goalToGrow(allocations: allocations, balanceBefore: balance, deposit: amount) {
-            if grown[goal] == nil { allocations[goal] = try SavingsDatabase.newestTarget(assetID: assetID, goalID: goal, db) }
-            grown[goal, default: []].append((date, amount))
-            allocations[goal, default: 0] += amount
+    /// Counts a row that went in (`amountText`: its amount's stored text).
+    mutating func inserted(amount: Decimal, amountText: String, date: Date, _ db: Database) throws {
+        guard var sole else { return }
+        let units = RunningTotal.units(amountText)
+        if amount > 0, !balance.exceeds(sole.amount) {
+            if !targetRead {
+                sole.amount = RunningTotal(try SavingsDatabase.newestTarget(assetID: assetID, goalID: sole.goal, db))
+                targetRead = true
+            }
+            grown.append((date, amount))
+            sole.amount.add(amount, units: units)
+            self.sole = sole
             allocated += 1
         }
-        if date <= now { balance += amount }
+        if date <= now { balance.add(amount, units: units) }
     }
 
     /// Writes the allocation history of every deposit counted.
     func apply(timeZone: TimeZone, _ db: Database) throws {
-        for (goal, deltas) in grown.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-            _ = try SavingsDatabase.applyAllocationDeltas(assetID: assetID, goalID: goal, deltas, now: now, timeZone: timeZone, db)
-        }
+        guard let sole, !grown.isEmpty else { return }
+        _ = try SavingsDatabase.applyAllocationDeltas(assetID: assetID, goalID: sole.goal, grown, now: now, timeZone: timeZone, db)
     }
 }

@@ -3,9 +3,10 @@ import GRDB
 import GRDBSQLite
 import SavingsCore
 
-/// A run of an import's rows inserted with one statement: a multi-row INSERT whose RETURNING
-/// names the rows that went in, so each row is known inserted or already present without a
-/// statement (and its statement journal, CHECK and trigger set-up) per row.
+/// A run of an import's rows inserted with one statement: a multi-row INSERT (whose RETURNING
+/// names the rows that went in, where a row's external key can meet another's), so each row is
+/// known inserted or already present without a statement (and its statement journal, CHECK and
+/// trigger set-up) per row.
 ///
 /// A row keyed by its own content (`TransactionKind`) is looked for first, by its asset, date,
 /// amount and note, but only where one can be: at or before the newest date the asset had
@@ -18,14 +19,28 @@ struct ImportChunk {
 
     struct Entry {
         var row: TransactionCSVRow
-        /// The row's external_id (the file's own, or its content key).
-        var key: String
-        /// Whether `key` is the row's own content key, made by the caller for a row without an
-        /// external_id (unique among the import's rows of this asset).
-        var derived: Bool
+        /// The external_id the caller gave (the file's own, or a numbered content key); nil
+        /// for a row keyed by its content hash alone.
+        private var given: String?
+        private var hash: (UInt64, UInt64)
+        /// Whether `key` is the row's own content key, made for a row without an external_id
+        /// (unique among the import's rows of this asset).
+        var derived: Bool { given == nil }
         /// Whether the row is keyed by its content (derived, or the file's id is that key).
         var contentKeyed: Bool
         var milliseconds: Int64
+
+        init(row: TransactionCSVRow, given: String?, hash: (UInt64, UInt64), contentKeyed: Bool) {
+            self.row = row
+            self.given = given
+            self.hash = hash
+            self.contentKeyed = contentKeyed
+            milliseconds = Timestamp.milliseconds(row.date)
+        }
+
+        /// The row's external_id: the one given, or its content key (made only when asked for:
+        /// most rows of a history never need it as text).
+        var key: String { given ?? TransactionCSVRow.contentKey(hash) }
     }
 
     private(set) var entries: [Entry] = []
@@ -39,9 +54,15 @@ struct ImportChunk {
 
     var isFull: Bool { entries.count >= Self.capacity }
 
-    mutating func append(_ row: TransactionCSVRow, key: String, derived: Bool = false) {
-        let contentKeyed = derived || ExternalKeys.stored(key, dateText: row.dateText, amountText: row.amountText, note: row.note).contentKeyed
-        entries.append(Entry(row: row, key: key, derived: derived, contentKeyed: contentKeyed, milliseconds: Timestamp.milliseconds(row.date)))
+    /// Adds a row with the external_id `key`.
+    mutating func append(_ row: TransactionCSVRow, key: String) {
+        let contentKeyed = ExternalKeys.stored(key, dateText: row.dateText, amountText: row.amountText, note: row.note).contentKeyed
+        entries.append(Entry(row: row, given: key, hash: (0, 0), contentKeyed: contentKeyed))
+    }
+
+    /// Adds a row keyed by its content hash (the first of the import's rows with that hash).
+    mutating func append(_ row: TransactionCSVRow, contentHash: (UInt64, UInt64)) {
+        entries.append(Entry(row: row, given: nil, hash: contentHash, contentKeyed: true))
     }
 
     /// Inserts the entries into the asset (its id and `asset_ref`), adds what went in to its
@@ -90,20 +111,28 @@ struct ImportChunk {
         var results: [Bool] = []
         results.reserveCapacity(entries.count)
         let rows = entries.indices.filter { present[$0] == nil }
-        try WindowCache.touchingOnce(db, assetID: asset.id) {
-            var inserted = Set<Int64>(minimumCapacity: rows.count)
+        try WindowCache.touching(db, assetID: asset.id) {
+            var inserted = Set<Int64>()
+            var allWent = false
             if !rows.isEmpty {
-                let statement = try db.cachedStatement(sql: rows.count == Self.capacity ? Self.fullSQL : Self.sql(rows: rows.count))
                 let entries = entries
+                // Rows keyed by their content hold no external key, and their refs are new: none
+                // can meet a stored row, and each goes in without a conflict clause or RETURNING
+                // (which has SQLite keep the returned rows aside, a third of the INSERT's time).
+                let keyless = rows.allSatisfy { entries[$0].contentKeyed }
+                if !keyless { inserted.reserveCapacity(rows.count) }
+                let statement = try db.cachedStatement(sql: rows.count == Self.capacity && keyless ? Self.fullSQL
+                                                           : Self.sql(rows: rows.count, keyless: keyless))
                 try Self.insert(rows.lazy.map { (entries[$0], refs[$0]) }, asset: asset.ref, source: source, createdAt: created,
                                 statement) { inserted.insert($0) }
+                allWent = keyless
             }
             // Of rows sharing an external key, the first went in. Any other either meets its
             // external_id already stored (the same id: already present) or collided with another
             // id's key and goes in on its own at the next free key of its block.
             var earliest: Int64?
             for (index, entry) in entries.enumerated() {
-                var went = present[index] == nil && inserted.contains(refs[index])
+                var went = present[index] == nil && (allWent || inserted.contains(refs[index]))
                 if present[index] == nil, !went, !entry.contentKeyed, try ExternalKeys.find(entry.key, asset: asset.ref, db) == nil {
                     guard let free = try ExternalKeys.freeKey(asset: asset.ref, home: ExternalKeys.home(entry.key), db) else {
                         throw DomainError.invalidField("external_id", "'\(entry.key)' cannot be stored: too many ids of this asset share its key")
@@ -123,14 +152,14 @@ struct ImportChunk {
                 }
                 results.append(went)
             }
-            return earliest.map { Timestamp.format(milliseconds: $0) }
+            return earliest
         }
         for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
         if added.value != 0 { try SavingsDatabase.addToBalance(assetID: asset.id, amount: Amount.plainText(added.value), db) }
         entries.removeAll(keepingCapacity: true)
     }
 
-    /// Binds and runs the INSERT of `rows`, calling `inserted` with the ref of each that went in.
+    /// Binds and runs the INSERT of `rows`, calling `inserted` with each ref it returns.
     private static func insert(_ rows: some Sequence<(Entry, Int64)>, asset: Int64, source: AssetTransaction.Source, createdAt: Int64,
                                _ statement: Statement, inserted: (Int64) -> Void) throws {
         let raw = statement.sqliteStatement
@@ -169,18 +198,19 @@ struct ImportChunk {
         }
     }
 
-    private static let fullSQL = sql(rows: capacity)
+    private static let fullSQL = sql(rows: capacity, keyless: true)
 
-    /// `?1` is the asset's ref, `?2` created_at; seven parameters a row follow. A row whose
-    /// external key another row holds is left out (`DO NOTHING`), and is not returned.
-    private static func sql(rows: Int) -> String {
+    /// `?1` is the asset's ref, `?2` created_at; seven parameters a row follow. Unless the rows
+    /// are all `keyless`, a row whose external key another row holds is left out (`DO NOTHING`),
+    /// and the refs of those that went in are returned.
+    private static func sql(rows: Int, keyless: Bool) -> String {
         var sql = "INSERT INTO asset_transaction (ref, amount, date, note, kind, external_key, external_id, asset, created_at) VALUES "
         for index in 0..<rows {
             let first = 3 + 7 * index
             if index > 0 { sql += "," }
             sql += "(?\(first),?\(first + 1),?\(first + 2),?\(first + 3),?\(first + 4),?\(first + 5),?\(first + 6),?1,?2)"
         }
-        return sql + " ON CONFLICT DO NOTHING RETURNING ref"
+        return keyless ? sql : sql + " ON CONFLICT DO NOTHING RETURNING ref"
     }
 
     /// SQLite copies the text before the call returns.

@@ -194,7 +194,7 @@ extension SavingsDatabase {
                     }
                     result.inserted += 1
                     target.summary.inserted += 1
-                    try target.allocator.inserted(amount: entry.row.amount, date: entry.row.date, db)
+                    try target.allocator.inserted(amount: entry.row.amount, amountText: entry.row.amountText, date: entry.row.date, db)
                 }
             }
             try rows.forEach { parsed in
@@ -228,11 +228,10 @@ extension SavingsDatabase {
                 }
                 // A file that will be refused writes nothing more: the rest is only checked.
                 if !partial, result.problemCount > 0 { return }
+                if detailed, previewLines.count < ImportOptions.previewRows { previewLines.insert(row.line) }
                 // Identical rows without an external_id are told apart by their order.
-                let key: String
-                var derived = false
                 if let externalID = row.externalID {
-                    key = externalID
+                    into.chunk.append(row, key: externalID)
                 } else {
                     let hash = row.contentHash
                     if seen == nil {
@@ -245,11 +244,12 @@ extension SavingsDatabase {
                         }
                     }
                     let repeated = try seen!.next(hash.0)
-                    key = TransactionCSVRow.contentKey(hash, repeat: repeated)
-                    derived = repeated == 0
+                    if repeated == 0 {
+                        into.chunk.append(row, contentHash: hash)
+                    } else {
+                        into.chunk.append(row, key: TransactionCSVRow.contentKey(hash, repeat: repeated))
+                    }
                 }
-                if detailed, previewLines.count < ImportOptions.previewRows { previewLines.insert(row.line) }
-                into.chunk.append(row, key: key, derived: derived)
                 if into.chunk.isFull { try flush(into) }
             }
             for target in targets {

@@ -99,10 +99,13 @@ extension SavingsDatabase {
             ref = try TransactionTable.takeRefs(1, db)
         }
         let kind = TransactionKind(source: transaction.source, contentKeyed: stored.contentKeyed)
-        try db.cachedStatement(sql: TransactionTable.insertOne).execute(arguments: [
-            ref, asset, amount, date, kind.code, transaction.note, key, stored.text, Timestamp.milliseconds(transaction.createdAt),
-            keepID && TransactionID.ref(transaction.id) == nil ? StoreKey.bytes(transaction.id) : nil,
-        ])
+        try WindowCache.touching(db, assetID: StoreKey.id(transaction.assetID)) {
+            try db.cachedStatement(sql: TransactionTable.insertOne).execute(arguments: [
+                ref, asset, amount, date, kind.code, transaction.note, key, stored.text, Timestamp.milliseconds(transaction.createdAt),
+                keepID && TransactionID.ref(transaction.id) == nil ? StoreKey.bytes(transaction.id) : nil,
+            ])
+            return date
+        }
         var row = transaction
         if !keepID { row.id = TransactionID.derived(ref: ref) }
         try addToBalance(assetID: StoreKey.id(transaction.assetID), amount: amount, db)

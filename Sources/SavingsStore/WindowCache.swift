@@ -11,9 +11,11 @@ import Synchronization
 /// After a write to one account a month's figures read that account alone, and a deposit made
 /// now reads that deposit alone, however busy the accounts are.
 ///
-/// Never stale: the writer's triggers report every asset and date of a row that a statement
-/// changes (`touch`, during the write: readings reaching that date go at once and none of the
-/// asset comes back until the transaction has ended), and every write transaction ends with
+/// Never stale: every asset and date of a row a write changes is reported (`touch`, during the
+/// write: readings reaching that date go at once and none of the asset comes back until the
+/// transaction has ended) by the writer's triggers, and for transactions inserted by the two
+/// places that insert them (`touching`: a trigger per inserted row was a third of a bulk
+/// INSERT's time in SQLite), and every write transaction ends with
 /// `invalidate`, on the writer right after its commit or rollback, before the next write. A
 /// reading is kept only if no write ended since before its read transaction began, and an
 /// entry is used only if it was still there after that transaction's snapshot was taken.
@@ -81,14 +83,16 @@ final class WindowCache: Sendable {
             }
             return nil
         })
-        // A bulk insert touches its asset once itself (`touchingOnce`), not once a row.
-        var sql = "CREATE TEMP TABLE window_quiet (bulk INTEGER);\n"
+        // Transactions are inserted by `SavingsDatabase.insertRow` and `ImportChunk` alone,
+        // which touch their asset themselves (`touching`), once for a bulk insert.
+        var sql = "CREATE TEMP TABLE \(Self.marker) (installed INTEGER);\n"
         for (table, date, asset) in [("asset_transaction", "date", { (row: String) in "(SELECT id FROM main.asset_ref WHERE ref = \(row).asset)" }),
                                      ("allocation_history", "timestamp", { (row: String) in "\(row).asset_id" })] {
             let touch = { (row: String) in "SELECT \(Self.functionName)(\(asset(row)), \(row).\(date));" }
-            let quiet = table == "asset_transaction" ? " WHEN NOT EXISTS (SELECT 1 FROM temp.window_quiet)" : ""
+            if table != "asset_transaction" {
+                sql += "CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table) BEGIN \(touch("NEW")) END;\n"
+            }
             sql += """
-                CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table)\(quiet) BEGIN \(touch("NEW")) END;
                 CREATE TEMP TRIGGER \(table)_touch_delete AFTER DELETE ON main.\(table) BEGIN \(touch("OLD")) END;
                 CREATE TEMP TRIGGER \(table)_touch_update AFTER UPDATE ON main.\(table) BEGIN \(touch("OLD")) \(touch("NEW")) END;
 
@@ -97,21 +101,16 @@ final class WindowCache: Sendable {
         try db.execute(sql: sql)
     }
 
-    /// Runs a bulk insert of transactions into one asset without a call per row, then touches
-    /// the asset once at the earliest date `body` returns (nil: nothing went in). On a
+    /// The temporary table whose presence says the cache is installed on a connection.
+    private static let marker = "window_cache_installed"
+
+    /// Runs an insert of transactions into one asset, then touches the asset once at the
+    /// earliest date `body` returns (integer milliseconds; nil: nothing went in). On a
     /// connection without the cache installed it is just `body`.
-    static func touchingOnce(_ db: Database, assetID: String, _ body: () throws -> String?) throws {
-        guard try db.tableExists("window_quiet", in: "temp") else {
-            _ = try body()
-            return
-        }
-        try db.execute(sql: "INSERT INTO temp.window_quiet VALUES (1)")
-        let earliest: String?
-        do {
-            defer { try? db.execute(sql: "DELETE FROM temp.window_quiet") }
-            earliest = try body()
-        }
-        if let earliest { try db.execute(sql: "SELECT \(functionName)(?, ?)", arguments: [assetID, earliest]) }
+    static func touching(_ db: Database, assetID: String, _ body: () throws -> Int64?) throws {
+        let earliest = try body()
+        guard let earliest, try db.tableExists(marker, in: "temp") else { return }
+        try db.cachedStatement(sql: "SELECT \(functionName)(?, ?)").execute(arguments: [assetID, earliest])
     }
 
     /// A row of an asset dated `date` changes in the write in progress: the asset's readings

@@ -14,6 +14,41 @@ import Testing
         return result
     }
 
+    /// The same through the byte-buffer path a file read takes (runs of plain bytes at once).
+    func bufferRecords(_ text: String, chunk: Int) -> (records: [CSVTokenizer.Record], oversized: Int?) {
+        var tokenizer = CSVTokenizer()
+        var result: [CSVTokenizer.Record] = []
+        let bytes = Array(text.utf8)
+        for start in stride(from: 0, to: bytes.count, by: chunk) {
+            bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { tokenizer.feed($0) { result.append($0) } }
+        }
+        if let last = tokenizer.finish() { result.append(last) }
+        return (result, tokenizer.oversized)
+    }
+
+    @Test func theBufferPathReadsWhatTheByteByBytePathReads() {
+        let long = String(repeating: "x", count: CSVTokenizer.maxFieldBytes + 10)
+        let texts = [
+            "date,amount,note\r\n2026-01-01,1.5,\"a, b\"\r\n\n2026-01-02,-2,\"say \"\"hi\"\"\nthere\"\n2026-01-03,3,",
+            "a,b\rc,d\r\r\ne,\"\",f\n,,\n\"q\"x,y\n",
+            "date,amount,note\n2026-01-01,1,\(long)\n2026-01-02,2,z\n",
+        ]
+        for text in texts {
+            for chunk in [1, 2, 3, 7, 64, 1000, 1 << 17] {
+                var generic = CSVTokenizer()
+                var expected: [CSVTokenizer.Record] = []
+                let bytes = Array(text.utf8)
+                for start in stride(from: 0, to: bytes.count, by: chunk) { expected += generic.feed(bytes[start..<min(start + chunk, bytes.count)]) }
+                if let last = generic.finish() { expected.append(last) }
+                let (records, oversized) = bufferRecords(text, chunk: chunk)
+                #expect(records == expected, "chunk \(chunk)")
+                #expect(oversized == generic.oversized, "chunk \(chunk)")
+            }
+        }
+        #expect(bufferRecords(texts[2], chunk: 4096).oversized == 2)
+        #expect(bufferRecords(texts[2], chunk: 4096).records[1].fields[2].utf8.count == CSVTokenizer.maxFieldBytes)
+    }
+
     @Test func quotesNewlinesAndLineEndingsSurviveAnyChunking() {
         let text = "date,amount,note\r\n2026-01-01,1.5,\"a, b\"\r\n\n2026-01-02,-2,\"say \"\"hi\"\"\nthere\"\n2026-01-03,3,"
         for chunk in [1, 2, 3, 7, 1000] {
