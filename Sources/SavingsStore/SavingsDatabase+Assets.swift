@@ -111,14 +111,13 @@ extension SavingsDatabase {
         return try await read { db in
             // Maintained totals, less whatever is dated after now.
             var sums: [String: Decimal] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT asset_id, total FROM asset_balance") {
-                sums[row["asset_id"] as String] = try Amount.parse(row["total"] as String)
-            }
+            let totals = try Row.fetchCursor(db.cachedStatement(sql: "SELECT asset_id, total FROM asset_balance"))
+            while let row = try totals.next() { sums[row[0] as String] = try Amount.parse(row[1] as String) }
             // Each account's own date range (CROSS JOIN keeps that order): one seek per account.
             // The earliest of these rows is when the figures change next.
-            let later = try Row.fetchCursor(db, sql: """
+            let later = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT r.id, t.amount, t.date FROM asset_ref r CROSS JOIN asset_transaction t ON t.asset = r.ref AND t.date > ?
-                """, arguments: [Timestamp.milliseconds(now)])
+                """), arguments: [Timestamp.milliseconds(now)])
             var next: Int64?
             while let row = try later.next() {
                 sums[row[0] as String, default: 0] -= try Amount.parse(row[1] as String)

@@ -73,7 +73,17 @@ final class StructureCache: Sendable {
             try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
         }
         let allocations = try part(.allocation, \.allocations, before: before) {
-            try AllocationRecord.fetchAll(db).map { try $0.allocation() }
+            // Read again after every deposit into an account reserved for one goal: a cached
+            // statement and columns by position, without a record decoded through Codable.
+            var allocations: [Allocation] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT asset_id, goal_id, amount FROM allocation"))
+            while let row = try rows.next() {
+                let asset: String = row[0], goal: String = row[1], amount: String = row[2]
+                allocations.append(try StoreKey.decoding("allocation \(asset)/\(goal)") {
+                    Allocation(assetID: try StoreKey.uuid(asset), goalID: try StoreKey.uuid(goal), amount: try Amount.parse(amount))
+                })
+            }
+            return allocations
         }
         let rates = try part(.rate, \.rates, before: before) {
             // Only each pair's newest rate matters here; history stays on disk.
