@@ -121,8 +121,8 @@ struct ImportChunk {
                 // (which has SQLite keep the returned rows aside, a third of the INSERT's time).
                 let keyless = rows.allSatisfy { entries[$0].contentKeyed }
                 if !keyless { inserted.reserveCapacity(rows.count) }
-                let statement = try db.cachedStatement(sql: rows.count == Self.capacity && keyless ? Self.fullSQL
-                                                           : Self.sql(rows: rows.count, keyless: keyless))
+                let statement = try db.cachedStatement(sql: rows.count < Self.capacity ? Self.sql(rows: rows.count, keyless: keyless)
+                                                           : keyless ? Self.fullSQL : Self.fullKeyedSQL)
                 try Self.insert(rows.lazy.map { (entries[$0], refs[$0]) }, asset: asset.ref, source: source, createdAt: created,
                                 statement) { inserted.insert($0) }
                 allWent = keyless
@@ -199,6 +199,7 @@ struct ImportChunk {
     }
 
     private static let fullSQL = sql(rows: capacity, keyless: true)
+    private static let fullKeyedSQL = sql(rows: capacity, keyless: false)
 
     /// `?1` is the asset's ref, `?2` created_at; seven parameters a row follow. Unless the rows
     /// are all `keyless`, a row whose external key another row holds is left out (`DO NOTHING`),
