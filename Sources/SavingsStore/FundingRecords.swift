@@ -180,9 +180,15 @@ struct AllocationHistoryRecord: Codable, FetchableRecord, PersistableRecord {
             INSERT INTO allocation_history (id, asset_id, goal_id, amount, timestamp, created_at, month_label) \
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
+        // An import's rows are all of one pair: its ids become text once.
+        var pair: (asset: UUID, goal: UUID, assetText: String, goalText: String)?
         for entry in entries {
-            let row = AllocationHistoryRecord(entry)
-            statement.setUncheckedArguments([row.id, row.assetID, row.goalID, row.amount, row.timestamp, row.createdAt, row.monthLabel])
+            if pair?.asset != entry.assetID || pair?.goal != entry.goalID {
+                pair = (entry.assetID, entry.goalID, StoreKey.id(entry.assetID), StoreKey.id(entry.goalID))
+            }
+            statement.setUncheckedArguments([StoreKey.id(entry.id), pair!.assetText, pair!.goalText, Amount.plainText(entry.amount),
+                                             Timestamp.format(entry.timestamp), Timestamp.format(entry.createdAt),
+                                             entry.monthLabel.description])
             try statement.execute()
         }
     }
