@@ -33,8 +33,8 @@ func streamingFigures(work: String, allRows: String, rows: Int, savingsd: String
     }
 
     // Three rounds in alternating order, so a passing disturbance of the machine weighs on both
-    // alike, and the median of each (one import of a million rows varies by a tenth from run to
-    // run on a shared machine). Only the daemon being measured runs: the streamed one of an
+    // alike, and the median of each (one import of a million rows took from 6.9 to 10.0 s from
+    // run to run on a shared machine). Only the daemon being measured runs: the streamed one of an
     // earlier round is stopped first, and the last round's, streamed last, is kept for the backup.
     let orders: [[Bool]] = [[false, true], [true, false], [false, true]]
     var pathTimes: [Double] = [], streamTimes: [Double] = [], pathPeak = 0, streamPeak = 0, clientPeak = 0
