@@ -163,9 +163,14 @@ struct AllocationHistoryRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     init(_ entry: AllocationHistoryEntry) {
+        self.init(entry, assetID: StoreKey.id(entry.assetID), goalID: StoreKey.id(entry.goalID))
+    }
+
+    /// The record of `entry` whose pair's ids are already text.
+    init(_ entry: AllocationHistoryEntry, assetID: String, goalID: String) {
         id = StoreKey.id(entry.id)
-        assetID = StoreKey.id(entry.assetID)
-        goalID = StoreKey.id(entry.goalID)
+        self.assetID = assetID
+        self.goalID = goalID
         amount = Amount.plainText(entry.amount)
         timestamp = Timestamp.format(entry.timestamp)
         createdAt = Timestamp.format(entry.createdAt)
@@ -186,9 +191,8 @@ struct AllocationHistoryRecord: Codable, FetchableRecord, PersistableRecord {
             if pair?.asset != entry.assetID || pair?.goal != entry.goalID {
                 pair = (entry.assetID, entry.goalID, StoreKey.id(entry.assetID), StoreKey.id(entry.goalID))
             }
-            statement.setUncheckedArguments([StoreKey.id(entry.id), pair!.assetText, pair!.goalText, Amount.plainText(entry.amount),
-                                             Timestamp.format(entry.timestamp), Timestamp.format(entry.createdAt),
-                                             entry.monthLabel.description])
+            let row = AllocationHistoryRecord(entry, assetID: pair!.assetText, goalID: pair!.goalText)
+            statement.setUncheckedArguments([row.id, row.assetID, row.goalID, row.amount, row.timestamp, row.createdAt, row.monthLabel])
             try statement.execute()
         }
     }

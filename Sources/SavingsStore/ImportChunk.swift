@@ -5,8 +5,8 @@ import SavingsCore
 
 /// A run of an import's rows inserted with one statement: a multi-row INSERT (whose RETURNING
 /// names the rows that went in, where a row's external key can meet another's), so each row is
-/// known inserted or already present without a statement (and its statement journal, CHECK and
-/// trigger set-up) per row.
+/// known inserted or already present without a statement (and its statement journal and CHECK
+/// set-up) per row.
 ///
 /// A row keyed by its own content (`TransactionKind`) is looked for first, by its asset, date,
 /// amount and note, but only where one can be: at or before the newest date the asset had
