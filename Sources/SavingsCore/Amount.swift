@@ -152,9 +152,62 @@ public enum Amount {
         return text + "." + String(repeating: "0", count: scale)
     }
 
-    /// The shortest exact decimal text of the value (no exponent).
+    /// The shortest exact decimal text of the value (no exponent): `value.description`, which
+    /// takes microseconds (it divides the 128-bit significand by ten digit by digit); a value
+    /// whose significand fits 64 bits is written from that integer instead, a few times faster.
     public static func plainText(_ value: Decimal) -> String {
-        return value.description
+        plainTextFromSignificand(value) ?? value.description
+    }
+
+    private static let largestSmallSignificand = Decimal(UInt64.max)
+
+    /// `value.description` for a value whose significand fits 64 bits and whose fraction ends in
+    /// a digit other than zero (a `Decimal` keeps its significand so; one that does not goes
+    /// to `description`), nil for any other.
+    static func plainTextFromSignificand(_ value: Decimal) -> String? {
+        guard !value.isNaN else { return nil }
+        if value.isZero { return "0" }
+        let exponent = value.exponent
+        guard exponent >= -40, exponent <= 40 else { return nil }
+        let significand = value.significand
+        guard significand <= largestSmallSignificand else { return nil }
+        var magnitude = NSDecimalNumber(decimal: significand).uint64Value
+        guard magnitude != 0, exponent >= 0 || magnitude % 10 != 0 else { return nil }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, backwards
+        let count = withUnsafeMutableBytes(of: &digits) { buffer in
+            var count = 0
+            repeat {
+                buffer[count] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            return count
+        }
+        let negative = value < 0
+        let decimals = max(0, -exponent), zeros = max(0, exponent)
+        let length = (negative ? 1 : 0) + max(1, count - decimals) + zeros + (decimals > 0 ? 1 + decimals : 0)
+        return withUnsafeBytes(of: &digits) { reversed in
+            String(unsafeUninitializedCapacity: length) { text in
+                var at = 0
+                func put(_ byte: UInt8) {
+                    text[at] = byte
+                    at += 1
+                }
+                if negative { put(UInt8(ascii: "-")) }
+                // reversed[i] is the digit worth 10^(i - decimals).
+                if count > decimals {
+                    for index in stride(from: count - 1, through: decimals, by: -1) { put(reversed[index]) }
+                } else {
+                    put(UInt8(ascii: "0"))
+                }
+                for _ in 0..<zeros { put(UInt8(ascii: "0")) }
+                if decimals > 0 {
+                    put(UInt8(ascii: "."))
+                    for index in stride(from: decimals - 1, through: 0, by: -1) { put(index < count ? reversed[index] : UInt8(ascii: "0")) }
+                }
+                return at
+            }
+        }
     }
 
     /// `plainText(parse(text))` for plain amounts (optional minus, up to 38 digits, at most 18
@@ -169,6 +222,21 @@ public enum Amount {
         }
         guard let canonical else { return nil }
         return canonical ?? text
+    }
+
+    /// A stored amount read once from its text: `parse(text)`, `plainText(parsing: text)` and
+    /// `RunningTotal.units(of:)` of it, for the plain shape with at most 19 digits (nil for any
+    /// other, which takes those paths one by one).
+    public static func stored(parsing text: String) -> (value: Decimal, text: String, units: Int128?)? {
+        var copy = text
+        let read: (Decimal, String?, Int128?)? = copy.withUTF8 { bytes in
+            guard bytes.first != UInt8(ascii: "+"), let plain = PlainDecimal(bytes, maxDigits: 19), let value = decimal(plain) else {
+                return nil
+            }
+            return (value, isCanonical(bytes) ? nil : plain.canonicalText, RunningTotal.units(plain))
+        }
+        guard let read else { return nil }
+        return (read.0, read.1 ?? text, read.2)
     }
 
     /// Whether the text of an amount `PlainDecimal` reads is already what `plainText` prints

@@ -40,12 +40,22 @@ public struct RunningTotal: Sendable, Equatable {
     /// Decimal's 128-bit significand holds them).
     static func decimal(units: Int128) -> Decimal {
         let magnitude = units.magnitude
-        let high = Decimal(UInt64(truncatingIfNeeded: magnitude >> 64)), low = Decimal(UInt64(truncatingIfNeeded: magnitude))
-        let significand = high * Decimal(string: "18446744073709551616")! + low
+        let low = Decimal(UInt64(truncatingIfNeeded: magnitude))
+        let significand = magnitude >> 64 == 0 ? low : Decimal(UInt64(truncatingIfNeeded: magnitude >> 64)) * twoToThe64 + low
         return Decimal(sign: units < 0 ? .minus : .plus, exponent: -Amount.maxFractionDigits, significand: significand)
     }
 
+    private static let twoToThe64 = Decimal(string: "18446744073709551616")!
+
     public var value: Decimal { units.map(Self.decimal(units:)) ?? exact }
+
+    /// `Amount.plainText(value)`, written from the integer units when the total has them.
+    public var plainText: String {
+        guard let units, units != .min else { return Amount.plainText(value) }
+        return PlainDecimal(negative: units < 0, digits: units < 0 ? -units : units, decimals: Amount.maxFractionDigits).canonicalText
+    }
+
+    public var isZero: Bool { units.map { $0 == 0 } ?? exact.isZero }
 
     /// Adds `amount`; `units` is its `RunningTotal.units` when the caller has it (parsed from
     /// the stored text), else it is worked out here.

@@ -163,16 +163,23 @@ public struct TransactionCSVRow: Sendable, Equatable {
     public var externalID: String?
     /// `Amount.plainText(amount)`, the stored form, worked out once from the file's text.
     public let amountText: String
+    /// `date` in whole milliseconds since 1970, as the store keeps it.
+    public let milliseconds: Int64
+    /// The amount in 10⁻¹⁸ units (`RunningTotal.units`), nil when it does not fit.
+    public let units: Int128?
 
     public init(line: Int, date: Date, amount: Decimal, note: String?, externalID: String?, amountText: String? = nil,
-                dateText: String? = nil) {
+                dateText: String? = nil, units: Int128?? = nil) {
         self.line = line
         self.date = date
         self.dateText = dateText ?? Timestamp.format(date)
         self.amount = amount
         self.note = note
         self.externalID = externalID
-        self.amountText = amountText ?? Amount.plainText(amount)
+        let amountText = amountText ?? Amount.plainText(amount)
+        self.amountText = amountText
+        milliseconds = Timestamp.milliseconds(date)
+        self.units = units ?? RunningTotal.units(amountText)
     }
 
     /// The row's idempotency key when the file gives no external_id: a stable hash of what it
@@ -250,8 +257,16 @@ public struct TransactionCSVFormat: Sendable {
         func value(_ column: Int?) -> String? { column.map { Self.trimmed(record.fields[$0]) } }
         let dateText = Self.trimmed(record.fields[dateColumn])
         let (date, storedDate) = try day(dateText)
-        let amountText = Self.trimmed(record.fields[amountColumn])
-        let amount = try AssetTransaction.validAmount(amountText)
+        let amountField = Self.trimmed(record.fields[amountColumn])
+        // The common plain shape is read once; any other goes through the checks one by one.
+        let (amount, amountText, units): (Decimal, String, Int128?)
+        if let stored = Amount.stored(parsing: amountField), stored.value != 0 {
+            (amount, amountText, units) = stored
+        } else {
+            amount = try AssetTransaction.validAmount(amountField)
+            amountText = Amount.plainText(parsing: amountField) ?? Amount.plainText(amount)
+            units = RunningTotal.units(amountText)
+        }
         let note = value(noteColumn).flatMap { $0.isEmpty ? nil : $0 }
         _ = try GoalRules.validNotes(note)
         let externalID = value(externalIDColumn).flatMap { $0.isEmpty ? nil : $0 }
@@ -259,7 +274,7 @@ public struct TransactionCSVFormat: Sendable {
             throw DomainError.invalidField("external_id", "longer than \(Self.maxExternalIDLength) characters")
         }
         return TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID,
-                                 amountText: Amount.plainText(parsing: amountText), dateText: storedDate)
+                                 amountText: amountText, dateText: storedDate, units: units)
     }
 
     /// A date field's instant (to the millisecond) and its stored text.

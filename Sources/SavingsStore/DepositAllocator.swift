@@ -26,10 +26,9 @@ struct DepositAllocator {
         balance = RunningTotal(sole == nil ? 0 : try SavingsDatabase.balance(assetID: asset.id, at: now, db))
     }
 
-    /// Counts a row that went in (`amountText`: its amount's stored text).
-    mutating func inserted(amount: Decimal, amountText: String, date: Date, _ db: Database) throws {
+    /// Counts a row that went in (`units`: its amount's `RunningTotal.units`).
+    mutating func inserted(amount: Decimal, units: Int128?, date: Date, _ db: Database) throws {
         guard var sole else { return }
-        let units = RunningTotal.units(amountText)
         if amount > 0, !balance.exceeds(sole.amount) {
             if !targetRead {
                 sole.amount = RunningTotal(try SavingsDatabase.newestTarget(assetID: assetID, goalID: sole.goal, db))

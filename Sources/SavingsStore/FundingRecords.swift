@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GRDB
 import SavingsCore
 
@@ -295,6 +296,12 @@ enum StoreKey {
     /// grows at its end instead of taking each insert at a random page.
     static func timeOrdered(at date: Date) -> UUID {
         var generator = SystemRandomNumberGenerator()
+        return timeOrdered(at: date, using: &generator)
+    }
+
+    /// `timeOrdered(at:)` with the random bits from `generator` (ids made in bulk draw them a
+    /// page at a time: `PagedRandom`).
+    static func timeOrdered(at date: Date, using generator: inout some RandomNumberGenerator) -> UUID {
         let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
         var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { raw in
@@ -374,5 +381,22 @@ extension AllocationRecord {
         goalID = row["goal_id"]
         amount = row["amount"]
         updatedAt = row["updated_at"]
+    }
+}
+
+/// The system's random words drawn a page at a time: the ids of an import's allocation history
+/// (thousands at once) cost a system call per 512 words instead of two per id.
+struct PagedRandom: RandomNumberGenerator {
+    private var words = [UInt64](repeating: 0, count: 512)
+    private var used = 512
+
+    mutating func next() -> UInt64 {
+        if used == words.count {
+            // glibc's arc4random_buf draws from the kernel's generator (getrandom) and does not fail.
+            words.withUnsafeMutableBytes { buffer in arc4random_buf(buffer.baseAddress!, buffer.count) }
+            used = 0
+        }
+        defer { used += 1 }
+        return words[used]
     }
 }

@@ -28,14 +28,13 @@ struct ImportChunk {
         var derived: Bool { given == nil }
         /// Whether the row is keyed by its content (derived, or the file's id is that key).
         var contentKeyed: Bool
-        var milliseconds: Int64
+        var milliseconds: Int64 { row.milliseconds }
 
         init(row: TransactionCSVRow, given: String?, hash: (UInt64, UInt64), contentKeyed: Bool) {
             self.row = row
             self.given = given
             self.hash = hash
             self.contentKeyed = contentKeyed
-            milliseconds = Timestamp.milliseconds(row.date)
         }
 
         /// The row's external_id: the one given, or its content key (made only when asked for:
@@ -49,6 +48,11 @@ struct ImportChunk {
     /// Whether the asset holds a row whose own external_id text has the form of a content
     /// key, which a content-keyed row of the same key must also meet.
     private var contentKeyTexts = false
+
+    /// The full chunk's INSERT statements, by whether they are keyless.
+    private var full: [Bool: Statement] = [:]
+    /// The texts of the rows an INSERT binds.
+    private var texts: [UInt8] = []
 
     init() { entries.reserveCapacity(Self.capacity) }
 
@@ -121,10 +125,9 @@ struct ImportChunk {
                 // (which has SQLite keep the returned rows aside, a third of the INSERT's time).
                 let keyless = rows.allSatisfy { entries[$0].contentKeyed }
                 if !keyless { inserted.reserveCapacity(rows.count) }
-                let statement = try db.cachedStatement(sql: rows.count < Self.capacity ? Self.sql(rows: rows.count, keyless: keyless)
-                                                           : keyless ? Self.fullSQL : Self.fullKeyedSQL)
-                try Self.insert(rows.lazy.map { (entries[$0], refs[$0]) }, asset: asset.ref, source: source, createdAt: created,
-                                statement) { inserted.insert($0) }
+                let statement = try statement(db, rows: rows.count, keyless: keyless)
+                try Self.insert(entries, rows: rows, refs: refs, asset: asset.ref, source: source, createdAt: created,
+                                statement, texts: &texts) { inserted.insert($0) }
                 allWent = keyless
             }
             // Of rows sharing an external key, the first went in. Any other either meets its
@@ -144,7 +147,7 @@ struct ImportChunk {
                     went = true
                 }
                 if went {
-                    added.add(entry.row.amount, units: RunningTotal.units(entry.row.amountText))
+                    added.add(entry.row.amount, units: entry.row.units)
                     if earliest.map({ entry.milliseconds < $0 }) ?? true { earliest = entry.milliseconds }
                     if !entry.contentKeyed, ExternalKeys.looksLikeContentKey(entry.key) { contentKeyTexts = true }
                     // A content key a file gave may be met again by a later row of this import.
@@ -155,46 +158,79 @@ struct ImportChunk {
             return earliest
         }
         for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
-        if added.value != 0 { try SavingsDatabase.addToBalance(assetID: asset.id, amount: Amount.plainText(added.value), db) }
+        if !added.isZero { try SavingsDatabase.addToBalance(assetID: asset.id, amount: added.plainText, db) }
         entries.removeAll(keepingCapacity: true)
     }
 
-    /// Binds and runs the INSERT of `rows`, calling `inserted` with each ref it returns.
-    private static func insert(_ rows: some Sequence<(Entry, Int64)>, asset: Int64, source: AssetTransaction.Source, createdAt: Int64,
-                               _ statement: Statement, inserted: (Int64) -> Void) throws {
+    /// The INSERT of `rows` rows (the full chunk's kept for the import: a cached statement is
+    /// found by hashing its SQL, a full chunk's some 12 KB).
+    private mutating func statement(_ db: Database, rows: Int, keyless: Bool) throws -> Statement {
+        guard rows == Self.capacity else { return try db.cachedStatement(sql: Self.sql(rows: rows, keyless: keyless)) }
+        if let kept = full[keyless] { return kept }
+        let made = try db.cachedStatement(sql: keyless ? Self.fullSQL : Self.fullKeyedSQL)
+        full[keyless] = made
+        return made
+    }
+
+    /// Binds and runs the INSERT of the entries at `rows` (with their `refs`), calling `inserted`
+    /// with each ref it returns. The
+    /// rows' texts are copied into `texts` first and bound where they lie there, so SQLite
+    /// takes no copy of its own (an allocation and a free per text).
+    private static func insert(_ entries: [Entry], rows: [Int], refs: [Int64], asset: Int64, source: AssetTransaction.Source,
+                               createdAt: Int64, _ statement: Statement, texts: inout [UInt8], inserted: (Int64) -> Void) throws {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
-        defer { sqlite3_reset(raw) }
+        defer {
+            sqlite3_reset(raw)
+            sqlite3_clear_bindings(raw)
+        }
         func check(_ code: Int32) throws { guard code == SQLITE_OK else { throw Self.error(raw, code: code, statement) } }
-        func bind(_ index: Int32, _ text: String?) throws {
-            guard var text else { return try check(sqlite3_bind_null(raw, index)) }
-            guard !text.isEmpty else { return try check(sqlite3_bind_text(raw, index, "", 0, Self.transient)) }
-            try check(text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(raw, index, $0.baseAddress, Int32(bytes.count), Self.transient) }
-            })
+        // Where each row's amount, note and external_id lie in `texts` (-1: NULL).
+        var spans: [(start: Int32, count: Int32)] = []
+        spans.reserveCapacity(rows.count * 3)
+        texts.removeAll(keepingCapacity: true)
+        func keep(_ text: String?) {
+            guard var text else { return spans.append((-1, 0)) }
+            spans.append((Int32(texts.count), Int32(text.utf8.count)))
+            text.withUTF8 { texts.append(contentsOf: $0) }
         }
-        try check(sqlite3_bind_int64(raw, 1, asset))
-        try check(sqlite3_bind_int64(raw, 2, createdAt))
-        for (index, (entry, ref)) in rows.enumerated() {
-            let first = Int32(3 + 7 * index)
-            try check(sqlite3_bind_int64(raw, first, ref))
-            try bind(first + 1, entry.row.amountText)
-            try check(sqlite3_bind_int64(raw, first + 2, entry.milliseconds))
-            try bind(first + 3, entry.row.note)
-            try check(sqlite3_bind_int64(raw, first + 4, TransactionKind(source: source, contentKeyed: entry.contentKeyed).code))
-            if entry.contentKeyed {
-                try check(sqlite3_bind_null(raw, first + 5))
-                try check(sqlite3_bind_null(raw, first + 6))
-            } else {
-                try check(sqlite3_bind_int64(raw, first + 5, ExternalKeys.home(entry.key)))
-                try bind(first + 6, entry.key)
+        for row in rows {
+            keep(entries[row].row.amountText)
+            keep(entries[row].row.note)
+            keep(entries[row].contentKeyed ? nil : entries[row].key)
+        }
+        // A byte past the texts, so that even an empty one has an address.
+        texts.append(0)
+        try texts.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            func bind(_ index: Int32, _ span: (start: Int32, count: Int32)) throws {
+                guard span.start >= 0 else { return try check(sqlite3_bind_null(raw, index)) }
+                // No destructor (SQLITE_STATIC): SQLite reads the text where it lies until the
+                // bindings are cleared.
+                try check(sqlite3_bind_text(raw, index, base + Int(span.start), span.count, nil))
             }
-        }
-        while true {
-            let code = sqlite3_step(raw)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else { throw Self.error(raw, code: code, statement) }
-            inserted(sqlite3_column_int64(raw, 0))
+            try check(sqlite3_bind_int64(raw, 1, asset))
+            try check(sqlite3_bind_int64(raw, 2, createdAt))
+            for (index, row) in rows.enumerated() {
+                let first = Int32(3 + 7 * index), contentKeyed = entries[row].contentKeyed
+                try check(sqlite3_bind_int64(raw, first, refs[row]))
+                try bind(first + 1, spans[3 * index])
+                try check(sqlite3_bind_int64(raw, first + 2, entries[row].milliseconds))
+                try bind(first + 3, spans[3 * index + 1])
+                try check(sqlite3_bind_int64(raw, first + 4, TransactionKind(source: source, contentKeyed: contentKeyed).code))
+                if contentKeyed {
+                    try check(sqlite3_bind_null(raw, first + 5))
+                } else {
+                    try check(sqlite3_bind_int64(raw, first + 5, ExternalKeys.home(entries[row].key)))
+                }
+                try bind(first + 6, spans[3 * index + 2])
+            }
+            while true {
+                let code = sqlite3_step(raw)
+                if code == SQLITE_DONE { return }
+                guard code == SQLITE_ROW else { throw Self.error(raw, code: code, statement) }
+                inserted(sqlite3_column_int64(raw, 0))
+            }
         }
     }
 
@@ -213,9 +249,6 @@ struct ImportChunk {
         }
         return keyless ? sql : sql + " ON CONFLICT DO NOTHING RETURNING ref"
     }
-
-    /// SQLite copies the text before the call returns.
-    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     private static func error(_ raw: SQLiteStatement, code: Int32, _ statement: Statement) -> DatabaseError {
         DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(raw))), sql: statement.sql)

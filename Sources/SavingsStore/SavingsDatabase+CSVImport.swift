@@ -194,7 +194,7 @@ extension SavingsDatabase {
                     }
                     result.inserted += 1
                     target.summary.inserted += 1
-                    try target.allocator.inserted(amount: entry.row.amount, amountText: entry.row.amountText, date: entry.row.date, db)
+                    try target.allocator.inserted(amount: entry.row.amount, units: entry.row.units, date: entry.row.date, db)
                 }
             }
             try rows.forEach { parsed in

@@ -277,8 +277,9 @@ extension SavingsDatabase {
                                                 arguments: [StoreKey.id(assetID), StoreKey.id(goalID)])
             .map { try Timestamp.milliseconds(Timestamp.parse($0, field: "created_at")) }
         let firstCreated = max(Timestamp.milliseconds(now), (newestCreated ?? .min) + 1)
+        var random = PagedRandom()
         let change = AllocationTimeline.applying(deltas: deltas, to: rows) { index, amount in
-            AllocationHistoryEntry(id: StoreKey.timeOrdered(at: now), assetID: assetID, goalID: goalID, amount: amount,
+            AllocationHistoryEntry(id: StoreKey.timeOrdered(at: now, using: &random), assetID: assetID, goalID: goalID, amount: amount,
                                    timestamp: deltas[index].at,
                                    createdAt: Date(timeIntervalSince1970: TimeInterval(firstCreated + Int64(index)) / 1000),
                                    monthLabel: MonthLabel(deltas[index].at, in: timeZone))

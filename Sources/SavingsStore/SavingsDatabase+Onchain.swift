@@ -106,7 +106,7 @@ extension SavingsDatabase {
                 try chunk.flush(into: db, asset: (asset.id, ref), source: .onchain, createdAt: now) { entry, fresh in
                     guard fresh else { return }
                     inserted += 1
-                    try allocator.inserted(amount: entry.row.amount, amountText: entry.row.amountText, date: entry.row.date, db)
+                    try allocator.inserted(amount: entry.row.amount, units: entry.row.units, date: entry.row.date, db)
                 }
             }
             for transaction in transactions {

@@ -11,6 +11,32 @@ import Testing
         #expect(Amount.plainText(try Amount.parse(input)) == plain)
     }
 
+    /// Text written from a 64-bit significand is Foundation's own `description`, for values
+    /// of every size and scale, sums and products (whose significands Decimal keeps compact),
+    /// and values past 64 bits (which go to `description`).
+    @Test func plainTextIsDescription() {
+        var random = SeededGenerator(state: 20261125)
+        var fast = 0
+        for round in 0..<60_000 {
+            let bits = UInt64.random(in: 0...63, using: &random)
+            var value = Decimal(sign: Bool.random(using: &random) ? .minus : .plus, exponent: Int.random(in: -30...12, using: &random),
+                                significand: Decimal(UInt64.random(in: 0...UInt64.max, using: &random) >> bits))
+            switch round % 5 {
+            case 1: value += Decimal(sign: .plus, exponent: Int.random(in: -20...5, using: &random), significand: Decimal(UInt64.random(in: 0...1_000_000_000_000, using: &random)))
+            case 2: value *= Decimal(string: "1.5")!
+            case 3: value = Decimal(string: "\(Int.random(in: -10_000...10_000, using: &random)).\(Int.random(in: 1...99_999_999, using: &random))")!
+            case 4: value *= Decimal(string: "18446744073709551616")!
+            default: break
+            }
+            if Amount.plainTextFromSignificand(value) != nil { fast += 1 }
+            #expect(Amount.plainText(value) == value.description, "\(value.exponent) \(value.significand)")
+        }
+        #expect(fast > 30_000, "the significand's way is taken for most values")
+        for text in ["0", "1", "-1", "1000", "0.001", "-0.000000000000000001", "18446744073709551615", "18446744073709551616", "-18446744073709551615.5"] {
+            #expect(Amount.plainText(Decimal(string: text)!) == Decimal(string: text)!.description, "\(text)")
+        }
+    }
+
     @Test(arguments: ["", "abc", "NaN", "1,5", " 1", "1 ", "1.", ".5e", "--1", "1e400", "0.0000000000000000001", "1e", "Infinity",
                       "123456789012345678901234567890123456789"])
     func refusesSloppyInput(input: String) {

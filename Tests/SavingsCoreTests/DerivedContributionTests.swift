@@ -171,6 +171,7 @@ import Testing
         total.add(value)
         total.add(value, units: RunningTotal.units(text))
         #expect(total.value == value * 2)
+        #expect(total.plainText == Amount.plainText(value * 2) && total.isZero == (value == 0))
     }
 
     @Test func refusesWhatIsNotPlainOrTooFine() {
@@ -187,6 +188,7 @@ import Testing
         total.add(big)
         total.add(try Amount.parse("0.5"))
         #expect(total.value == (try Amount.parse("200000000000000000000.5")))
+        #expect(total.plainText == "200000000000000000000.5" && !total.isZero)
         #expect(!total.isNegative)
         #expect(RunningTotal(-5).isCovered(by: RunningTotal(0)) && RunningTotal(0).isCovered(by: RunningTotal(-5)))
         #expect(!RunningTotal(1).isCovered(by: RunningTotal(-5)))

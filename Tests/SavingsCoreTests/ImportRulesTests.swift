@@ -30,6 +30,30 @@ import Testing
         }
     }
 
+    /// A day's midnight from its month's first (where the zone keeps one offset all month) is
+    /// the calendar's, in zones with daylight saving at midnight, half-hour offsets, a skipped
+    /// day and a changed standard offset, over sixty years.
+    @Test func monthMemoMidnightsAreTheCalendars() throws {
+        let zones = ["UTC", "Europe/Berlin", "America/Sao_Paulo", "America/Havana", "Pacific/Apia", "Australia/Lord_Howe",
+                     "Asia/Kathmandu", "America/Caracas", "Africa/Casablanca"]
+        for name in zones {
+            let zone = try #require(TimeZone(identifier: name), "\(name)")
+            let calendar = Self.calendar(zone)
+            var dates = RowDates(formats: [.iso8601], timeZone: zone, now: .distantFuture)
+            var mismatches: [String] = []
+            for year in 1970...2030 {
+                for month in 1...12 {
+                    for day in 1...CalendarDate.daysIn(month: month, year: year) {
+                        let date = try CalendarDate(year: year, month: month, day: day)
+                        let expected = calendar.date(from: DateComponents(year: year, month: month, day: day))!
+                        if dates.midnight(date) != expected, mismatches.count < 5 { mismatches.append("\(date)") }
+                    }
+                }
+            }
+            #expect(mismatches.isEmpty, "\(name): \(mismatches)")
+        }
+    }
+
     @Test func numbersInTheFilesNotation() {
         var german = NumberFormat()
         german.decimalMark = UInt8(ascii: ",")

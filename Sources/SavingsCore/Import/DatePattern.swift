@@ -148,11 +148,17 @@ public struct DatePattern: Sendable, Equatable {
 /// The dates of an import's rows: read by the file's formats in its zone, to the millisecond,
 /// never in the future. Files list many rows a day in order, and a calendar computation and a
 /// timestamp formatting per row showed in an import's profile: the last day is remembered.
+/// A history changes day every few rows, so a plain `YYYY-MM-DD` day also comes from its
+/// month's first midnight when the zone keeps one offset all month (one calendar computation
+/// a month instead of one a day).
 public struct RowDates: Sendable {
     public let formats: [DatePattern]
     public let now: Date
     private let calendar: Calendar
     private var last: (field: String, date: Date, stored: String)?
+    /// The month last asked for, and its first midnight in milliseconds when every day of it
+    /// starts a whole number of days later (nil: the calendar works out each day).
+    private var month: (year: Int, month: Int, first: Int64?)?
 
     public init(formats: [DatePattern], timeZone: TimeZone, now: Date) {
         self.formats = formats
@@ -167,11 +173,41 @@ public struct RowDates: Sendable {
     public mutating func date(_ field: String, future: () -> DomainError) throws -> (date: Date, stored: String)? {
         if let last, last.field == field { return (last.date, last.stored) }
         let calendar = calendar
-        guard let date = formats.lazy.compactMap({ $0.date(field, calendar: calendar) }).first else { return nil }
+        let date: Date
+        if formats.first == .iso8601, field.utf8.count == 10, let day = try? CalendarDate(parsing: field, field: "date") {
+            date = midnight(day)
+        } else {
+            guard let found = formats.lazy.compactMap({ $0.date(field, calendar: calendar) }).first else { return nil }
+            date = found
+        }
         guard date.timeIntervalSince(now) <= 60 else { throw future() }
         let instant = Timestamp.truncatedToMilliseconds(date)
         let stored = Timestamp.format(instant)
         last = (field, instant, stored)
         return (instant, stored)
+    }
+
+    /// The first instant of `day` in the zone (what `DatePattern.iso8601` reads it as).
+    mutating func midnight(_ day: CalendarDate) -> Date {
+        if month?.year != day.year || month?.month != day.month {
+            month = (day.year, day.month, uniformStart(year: day.year, month: day.month))
+        }
+        if let first = month?.first {
+            return Date(timeIntervalSince1970: TimeInterval(first + Int64(day.day - 1) * 86_400_000) / 1000)
+        }
+        return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
+    }
+
+    /// The month's first midnight in milliseconds, when the zone's offset is the same at every
+    /// midnight of the month: the next month starts exactly its days later, and no daylight
+    /// saving change falls in between.
+    private func uniformStart(year: Int, month: Int) -> Int64? {
+        let (nextYear, nextMonth) = month == 12 ? (year + 1, 1) : (year, month + 1)
+        guard let start = calendar.date(from: DateComponents(year: year, month: month, day: 1)),
+              let next = calendar.date(from: DateComponents(year: nextYear, month: nextMonth, day: 1)) else { return nil }
+        let first = Timestamp.milliseconds(start)
+        guard Timestamp.milliseconds(next) - first == Int64(CalendarDate.daysIn(month: month, year: year)) * 86_400_000 else { return nil }
+        if let change = calendar.timeZone.nextDaylightSavingTimeTransition(after: start), change < next { return nil }
+        return first
     }
 }
