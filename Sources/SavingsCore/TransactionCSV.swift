@@ -168,6 +168,8 @@ public struct TransactionCSVRow: Sendable, Equatable {
     /// The amount in 10⁻¹⁸ units (`RunningTotal.units`), nil when it does not fit.
     public let units: Int128?
 
+    /// `amountText`, `dateText` and `units`, when the caller has them already, save working
+    /// them out again (`units: .some(nil)`: known not to fit).
     public init(line: Int, date: Date, amount: Decimal, note: String?, externalID: String?, amountText: String? = nil,
                 dateText: String? = nil, units: Int128?? = nil) {
         self.line = line

@@ -175,7 +175,8 @@ public struct RowDates: Sendable {
         let calendar = calendar
         let date: Date
         if formats.first == .iso8601, field.utf8.count == 10, let day = try? CalendarDate(parsing: field, field: "date") {
-            date = midnight(day)
+            guard let midnight = midnight(day) else { return nil }
+            date = midnight
         } else {
             guard let found = formats.lazy.compactMap({ $0.date(field, calendar: calendar) }).first else { return nil }
             date = found
@@ -187,15 +188,16 @@ public struct RowDates: Sendable {
         return (instant, stored)
     }
 
-    /// The first instant of `day` in the zone (what `DatePattern.iso8601` reads it as).
-    mutating func midnight(_ day: CalendarDate) -> Date {
+    /// The first instant of `day` in the zone (what `DatePattern.iso8601` reads it as); nil
+    /// where the calendar has none.
+    mutating func midnight(_ day: CalendarDate) -> Date? {
         if month?.year != day.year || month?.month != day.month {
             month = (day.year, day.month, uniformStart(year: day.year, month: day.month))
         }
         if let first = month?.first {
             return Date(timeIntervalSince1970: TimeInterval(first + Int64(day.day - 1) * 86_400_000) / 1000)
         }
-        return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
+        return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))
     }
 
     /// The month's first midnight in milliseconds, when the zone's offset is the same at every
