@@ -17,29 +17,43 @@ import SavingsCore
 struct ImportChunk {
     static let capacity = 256
 
-    struct Entry {
-        var row: TransactionCSVRow
+    /// How a row is keyed: worked out apart from the chunk (on the import's reading thread).
+    struct Key: Sendable {
         /// The external_id the caller gave (the file's own, or a numbered content key); nil
         /// for a row keyed by its content hash alone.
-        private var given: String?
-        private var hash: (UInt64, UInt64)
+        fileprivate var given: String?
+        fileprivate var hash: (UInt64, UInt64)
+        /// Whether the row is keyed by its content (derived, or the file's id is that key).
+        fileprivate var contentKeyed: Bool
+
+        /// The external_id `key` for `row`.
+        static func given(_ key: String, _ row: TransactionCSVRow) -> Key {
+            let contentKeyed = ExternalKeys.stored(key, dateText: row.dateText, amountText: row.amountText, note: row.note).contentKeyed
+            return Key(given: key, hash: (0, 0), contentKeyed: contentKeyed)
+        }
+
+        /// The row's content hash (the first of the import's rows with that hash).
+        static func content(_ hash: (UInt64, UInt64)) -> Key { Key(given: nil, hash: hash, contentKeyed: true) }
+    }
+
+    struct Entry {
+        var row: TransactionCSVRow
+        private var keyed: Key
         /// Whether `key` is the row's own content key, made for a row without an external_id
         /// (unique among the import's rows of this asset).
-        var derived: Bool { given == nil }
+        var derived: Bool { keyed.given == nil }
         /// Whether the row is keyed by its content (derived, or the file's id is that key).
-        var contentKeyed: Bool
+        var contentKeyed: Bool { keyed.contentKeyed }
         var milliseconds: Int64 { row.milliseconds }
 
-        init(row: TransactionCSVRow, given: String?, hash: (UInt64, UInt64), contentKeyed: Bool) {
+        init(row: TransactionCSVRow, key: Key) {
             self.row = row
-            self.given = given
-            self.hash = hash
-            self.contentKeyed = contentKeyed
+            keyed = key
         }
 
         /// The row's external_id: the one given, or its content key (made only when asked for:
         /// most rows of a history never need it as text).
-        var key: String { given ?? TransactionCSVRow.contentKey(hash) }
+        var key: String { keyed.given ?? TransactionCSVRow.contentKey(keyed.hash) }
     }
 
     private(set) var entries: [Entry] = []
@@ -58,15 +72,14 @@ struct ImportChunk {
 
     var isFull: Bool { entries.count >= Self.capacity }
 
-    /// Adds a row with the external_id `key`.
-    mutating func append(_ row: TransactionCSVRow, key: String) {
-        let contentKeyed = ExternalKeys.stored(key, dateText: row.dateText, amountText: row.amountText, note: row.note).contentKeyed
-        entries.append(Entry(row: row, given: key, hash: (0, 0), contentKeyed: contentKeyed))
+    /// Adds a row keyed by `key`.
+    mutating func append(_ row: TransactionCSVRow, _ key: Key) {
+        entries.append(Entry(row: row, key: key))
     }
 
-    /// Adds a row keyed by its content hash (the first of the import's rows with that hash).
-    mutating func append(_ row: TransactionCSVRow, contentHash: (UInt64, UInt64)) {
-        entries.append(Entry(row: row, given: nil, hash: contentHash, contentKeyed: true))
+    /// Adds a row with the external_id `key`.
+    mutating func append(_ row: TransactionCSVRow, key: String) {
+        append(row, .given(key, row))
     }
 
     /// Inserts the entries into the asset (its id and `asset_ref`), adds what went in to its

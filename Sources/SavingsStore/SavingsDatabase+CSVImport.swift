@@ -170,13 +170,6 @@ extension SavingsDatabase {
             }
             // A file of one asset: that asset is checked (it exists, it is not watched) before any row.
             if options.rules?.asset == nil { _ = try target(nil, code: nil) }
-            // How many rows of this file had each content hash so far (about 11 bytes a row
-            // without an external_id). Two different rows whose hashes share the first 64 bits
-            // only number the second one's key; the same file gives the same keys every time.
-            // Made at the first such row (a file whose rows all have one needs none), sized for
-            // the file but at most for half a million rows at first: it grows with what comes,
-            // in memory (about 11 bytes a row) up to 16 MiB, then in a file beside the database.
-            var seen: OccurrenceCounter?
             var result = CSVImportResult()
             result.dryRun = options.dryRun
             var previewLines = Set<Int>()
@@ -197,12 +190,12 @@ extension SavingsDatabase {
                     try target.allocator.inserted(amount: entry.row.amount, units: entry.row.units, date: entry.row.date, db)
                 }
             }
-            try rows.forEach { parsed in
+            try ImportReader.forEach(rows, directory: directory) { read in
                 result.rows += 1
                 if result.rows % 10_000 == 0 { progress?("importing", result.rows) }
                 let row: TransactionCSVRow
                 let into: ImportTarget
-                switch parsed {
+                switch read.row {
                 case .failure(let problem):
                     result.record(problem)
                     return
@@ -229,27 +222,8 @@ extension SavingsDatabase {
                 // A file that will be refused writes nothing more: the rest is only checked.
                 if !partial, result.problemCount > 0 { return }
                 if detailed, previewLines.count < ImportOptions.previewRows { previewLines.insert(row.line) }
-                // Identical rows without an external_id are told apart by their order.
-                if let externalID = row.externalID {
-                    into.chunk.append(row, key: externalID)
-                } else {
-                    let hash = row.contentHash
-                    if seen == nil {
-                        let expected = file.expectedRows
-                        seen = try OccurrenceCounter(expected: min(expected, 1 << 19)) { slots -> any OccurrenceSlots in
-                            guard OccurrenceFile.wanted(for: slots) else { return MemorySlots(count: slots) }
-                            // In a file, sized for the whole file at once (half full): growing a
-                            // table there costs two system calls a key.
-                            return try OccurrenceFile(count: max(slots, expected * 2), directory: directory)
-                        }
-                    }
-                    let repeated = try seen!.next(hash.0)
-                    if repeated == 0 {
-                        into.chunk.append(row, contentHash: hash)
-                    } else {
-                        into.chunk.append(row, key: TransactionCSVRow.contentKey(hash, repeat: repeated))
-                    }
-                }
+                // Identical rows without an external_id were told apart by their order as they were read.
+                if let key = read.key { into.chunk.append(row, key) }
                 if into.chunk.isFull { try flush(into) }
             }
             for target in targets {
