@@ -54,6 +54,26 @@ struct PlanRecord: Codable, FetchableRecord, PersistableRecord {
         updatedAt = Timestamp.format(plan.updatedAt)
     }
 
+    /// Read by column name (the month's plans are read after each write for its progress;
+    /// Decodable took most of that read).
+    init(row: Row) throws {
+        id = row["id"]
+        goalID = row["goal_id"]
+        monthLabel = row["month_label"]
+        currency = row["currency"]
+        requiredMonthly = row["required_monthly"]
+        remainingAmount = row["remaining_amount"]
+        monthsRemaining = row["months_remaining"]
+        status = row["status"]
+        state = row["state"]
+        customAmount = row["custom_amount"]
+        isProtected = row["is_protected"]
+        isSkipped = row["is_skipped"]
+        needsReview = row["needs_review"]
+        createdAt = row["created_at"]
+        updatedAt = row["updated_at"]
+    }
+
     func plan() throws -> MonthlyPlan {
         try StoreKey.decoding("plan \(id)") {
             guard let status = Requirement.Status(rawValue: status), let state = MonthlyPlan.State(rawValue: state) else {

@@ -18,7 +18,14 @@ public enum StaleAction: String, Sendable, CaseIterable {
 extension SavingsDatabase {
     /// The plans of a month as stored, oldest first.
     public func plans(month: MonthLabel) async throws -> [MonthlyPlan] {
-        try await read { db in try Self.plans(month: month, db) }
+        // Kept between writes to the plans (`StructureCache`): read after every write for the
+        // month's progress, and a thousand plans took most of a dashboard after a deposit.
+        let before = structure.versions
+        return try await read { db in
+            // The snapshot the kept plans are checked against is taken by a first read.
+            _ = try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM monthly_plan LIMIT 1"))
+            return try structure.plans(of: month, before: before) { try Self.plans(month: month, db) }
+        }
     }
 
     /// Active goals that have no plan for `month` yet.

@@ -4,7 +4,8 @@ import SavingsCore
 import Synchronization
 
 /// The parts of the figures' snapshot that change only with writes to their own table: goals,
-/// assets, allocations and newest rates, decoded. A deposit changes balances (and, into an
+/// assets, allocations and newest rates, decoded; and a month's plans (read after every write
+/// for the month's progress). A deposit changes balances (and, into an
 /// account reserved for one goal, that allocation), so the snapshot read after it takes the
 /// goals and everything else unchanged from here instead of reading and decoding every goal
 /// again (at a thousand goals, most of the snapshot's cost).
@@ -28,9 +29,11 @@ final class StructureCache: Sendable {
     /// of one deleted with a row of another (allocations with their goal or asset) are reported
     /// as changes of their own table.
     enum Table: Int, CaseIterable {
-        case goal, asset, allocation, rate
+        case goal, asset, allocation, rate, monthlyPlan
 
-        private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ("\($0)", $0) })
+        var name: String { self == .monthlyPlan ? "monthly_plan" : "\(self)" }
+
+        private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
 
         init?(name: String) {
             guard let table = Self.byName[name] else { return nil }
@@ -46,6 +49,13 @@ final class StructureCache: Sendable {
         var assets: (version: UInt64, value: [Asset])?
         var allocations: (version: UInt64, value: [Allocation])?
         var rates: (version: UInt64, value: [ExchangeRate])?
+        var plans: (version: UInt64, value: MonthPlans)?
+    }
+
+    /// One month's plans.
+    struct MonthPlans: Sendable {
+        var month: MonthLabel
+        var plans: [MonthlyPlan]
     }
 
     private let state = Mutex(State())
@@ -94,11 +104,22 @@ final class StructureCache: Sendable {
         return Structure(goals: goals, assets: assets, allocations: allocations, rates: rates)
     }
 
+    /// `month`'s plans as of `db`'s snapshot, kept or read as the structure's parts are (and
+    /// with the same conditions: `before`, and a snapshot already taken). One month is kept.
+    func plans(of month: MonthLabel, before: Versions, read: () throws -> [MonthlyPlan]) rethrows -> [MonthlyPlan] {
+        try part(.monthlyPlan, \.plans, before: before, where: { $0.month == month }) {
+            MonthPlans(month: month, plans: try read())
+        }.plans
+    }
+
+    /// A part kept under the version `before` gives (and that `matches`), else read.
     private func part<Value: Sendable>(_ table: Table, _ kept: WritableKeyPath<State, (version: UInt64, value: Value)?>,
-                                       before: Versions, read: () throws -> Value) rethrows -> Value {
+                                       before: Versions, where matches: (Value) -> Bool = { _ in true },
+                                       read: () throws -> Value) rethrows -> Value {
         let version = before[table.rawValue]
         let known: Value? = state.withLock { state in
-            guard state.versions[table.rawValue] == version, let kept = state[keyPath: kept], kept.version == version else { return nil }
+            guard state.versions[table.rawValue] == version, let kept = state[keyPath: kept], kept.version == version,
+                  matches(kept.value) else { return nil }
             return kept.value
         }
         if let known { return known }

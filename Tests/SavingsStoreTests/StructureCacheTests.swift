@@ -48,7 +48,7 @@ import Testing
         let before = reads(db)
         _ = try await db.addTransaction(asset: "Wallet", amount: 5, date: start, note: nil, externalID: nil, now: start, timeZone: utc)
         #expect(try await portfolio(db).allocations.map(\.amount) == [15])
-        #expect(reads(db) == [before[0], before[1], before[2] + 1, before[3]])
+        #expect(reads(db) == [before[0], before[1], before[2] + 1, before[3], before[4]])
     }
 
     @Test func everyWriteToTheStructureIsSeenAtOnce() async throws {
@@ -69,6 +69,33 @@ import Testing
         let after = try await portfolio(db)
         #expect(after.goals.map(\.name) == ["Journey"])
         #expect(after.allocations.isEmpty)
+    }
+
+    /// A month's plans are read again only after a write to the plans (a deposit leaves them
+    /// kept), and then show it; one month is kept at a time.
+    @Test func aMonthsPlansAreReadAgainOnlyAfterAWriteToThem() async throws {
+        let db = try await setUp()
+        let november = try MonthLabel(parsing: "2026-11"), december = try MonthLabel(parsing: "2026-12")
+        let requirement = Requirement(monthsRemaining: 7, requiredMonthly: 12, remaining: 84, status: .onTrack)
+        let trip = try await portfolio(db).goals[0].id
+        _ = try await db.createPlans(month: november, requirements: [trip: requirement], now: start)
+        _ = try await db.createPlans(month: december, requirements: [trip: requirement], now: start)
+        func plans(_ month: MonthLabel) async throws -> [Decimal?] { try await db.plans(month: month).map(\.customAmount) }
+        #expect(try await plans(november) == [nil])
+        let reads = db.structure.reads(of: .monthlyPlan)
+        #expect(try await plans(november) == [nil])
+        _ = try await db.addTransaction(asset: "Wallet", amount: 1, date: start, note: nil, externalID: nil, now: start, timeZone: utc)
+        #expect(try await plans(november) == [nil])
+        #expect(db.structure.reads(of: .monthlyPlan) == reads)
+        _ = try await db.updatePlan(.goal("Trip", november), now: start) { $0.customAmount = 20 }
+        #expect(try await plans(november) == [20])
+        #expect(db.structure.reads(of: .monthlyPlan) == reads + 1)
+        #expect(try await plans(december) == [nil])
+        #expect(try await plans(november) == [20])
+        #expect(db.structure.reads(of: .monthlyPlan) == reads + 3)
+        // A goal's plans go with it (a cascade).
+        _ = try await db.deleteGoal("Trip")
+        #expect(try await plans(november).isEmpty)
     }
 
     /// The version moves at a write's first change to the structure, before it commits: a
