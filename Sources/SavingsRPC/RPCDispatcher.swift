@@ -68,7 +68,7 @@ public struct RPCDispatcher: Sendable {
     /// members in the serializer's (sorted) order.
     static func success(id: Slice<UnsafeRawBufferPointer>, result: JSONValue) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(64 + id.count)
+        out.reserveCapacity(64 + id.count + JSONSerializer.estimatedCount(result))
         out.append(contentsOf: #"{"id":"#.utf8)
         out.append(contentsOf: id)
         out.append(contentsOf: #","jsonrpc":"2.0","result":"#.utf8)

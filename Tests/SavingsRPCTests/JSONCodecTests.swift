@@ -66,6 +66,18 @@ import Testing
         #expect(try JSONParser.parse(JSONSerializer.pretty(value)) == value)
     }
 
+    /// The size an answer's buffer is made with is its written size when nothing needs an
+    /// escape, and only short of it by the escapes otherwise.
+    @Test func theEstimatedSizeIsTheWrittenOne() throws {
+        let goal: JSONValue = ["name": "Trip 2027", "funded": .number("12.50"), "tags": ["a", .null, false, true], "none": [:], "empty": []]
+        let values: [JSONValue] = [goal, [goal, .serialized(SerializedJSON(goal)), 7], .null, [], [:], "x", ["k": ["n": [1]]]]
+        for value in values {
+            #expect(JSONSerializer.estimatedCount(value) == JSONSerializer.bytes(value).count, "\(JSONSerializer.serialize(value))")
+        }
+        let escaped: JSONValue = ["a": "line\nbreak \"quoted\""]
+        #expect(JSONSerializer.estimatedCount(escaped) == JSONSerializer.bytes(escaped).count - 3)
+    }
+
     /// A value kept with its serialization is the value it holds for every reading, and is
     /// written as that value would be, wherever it sits.
     @Test func serializedValuesReadAndWriteAsTheirValue() throws {
