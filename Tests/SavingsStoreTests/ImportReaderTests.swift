@@ -5,7 +5,7 @@ import Testing
 
 /// `ImportReader` reads a file on its own thread: the writer must see what reading the file in
 /// place gave, in the same order, and must never wait on a reader that goes on without it.
-@Suite struct ImportReaderTests {
+@Suite(.timeLimit(.minutes(1))) struct ImportReaderTests {
     let utc = TimeZone(identifier: "UTC")!
     let now = Date(timeIntervalSince1970: 1_795_000_000)
 
@@ -129,7 +129,11 @@ import Testing
         sender.start()
         #expect(try handoff.receive() == [0])
         // The sender fills the queue again, then waits for room.
-        while sent.value < 3 { usleep(1000) }
+        var waited = 0
+        while sent.value < 3, waited < 5000 {  // at most 5 s: a sender that never sends fails below
+            usleep(1000)
+            waited += 1
+        }
         usleep(20_000)
         #expect(sent.value == 3)
         handoff.stopAndWait()
