@@ -9,13 +9,18 @@ cd "$(dirname "$0")/.."
 out=.build/fuzz
 mkdir -p "$out"
 flags="-sanitize=fuzzer,address -parse-as-library -Onone"
-# Core without its parts over other packages (on-chain keys over swift-crypto, rules files over
-# TOMLKit), which requests never reach.
-core=$(ls Sources/SavingsCore/*.swift Sources/SavingsCore/Import/*.swift | grep -v '+TOML')
-swiftc $flags -module-name SavingsCore -emit-module -emit-module-path "$out/SavingsCore.swiftmodule" \
+# Core over swift-crypto (on-chain addresses and keys) as SwiftPM builds it, uninstrumented:
+# its module, and the objects of it and the C libraries under it. Not the rules files over
+# TOMLKit, which requests never reach.
+swift build --target Crypto
+debug=$(swift build --show-bin-path)
+crypto=$(find "$debug/Crypto.build" "$debug/CryptoBoringWrapper.build" "$debug/CCryptoBoringSSL.build" \
+    "$debug/CCryptoBoringSSLShims.build" "$debug/CXKCP.build" "$debug/CXKCPShims.build" -name '*.o')
+core=$(ls Sources/SavingsCore/*.swift Sources/SavingsCore/*/*.swift | grep -v '+TOML')
+swiftc $flags -module-name SavingsCore -I "$debug/Modules" -emit-module -emit-module-path "$out/SavingsCore.swiftmodule" \
     -wmo -emit-object -o "$out/SavingsCore.o" $core
-swiftc $flags -module-name SavingsRPC -I "$out" -emit-module -emit-module-path "$out/SavingsRPC.swiftmodule" \
+swiftc $flags -module-name SavingsRPC -I "$out" -I "$debug/Modules" -emit-module -emit-module-path "$out/SavingsRPC.swiftmodule" \
     -wmo -emit-object -o "$out/SavingsRPC.o" Sources/SavingsRPC/*.swift
-swiftc $flags -I "$out" -module-name FuzzRequests Fuzz/RequestDecoder.swift "$out/SavingsCore.o" "$out/SavingsRPC.o" \
-    -o "$out/fuzz-requests"
+swiftc $flags -I "$out" -I "$debug/Modules" -module-name FuzzRequests Fuzz/RequestDecoder.swift "$out/SavingsCore.o" "$out/SavingsRPC.o" \
+    $crypto -o "$out/fuzz-requests"
 echo "$out/fuzz-requests"
