@@ -20,12 +20,11 @@ extension SavingsDatabase {
     public func plans(month: MonthLabel) async throws -> [MonthlyPlan] {
         // Kept between writes to the plans (`StructureCache`): read after every write for the
         // month's progress, and a thousand plans took most of a dashboard after a deposit.
+        // Read alone, they need no snapshot taken before the kept ones are looked at: kept
+        // plans are used only while no write to the plans has begun since `before`, so they
+        // are the plans as committed.
         let before = structure.versions
-        return try await read { db in
-            // The snapshot the kept plans are checked against is taken by a first read.
-            _ = try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM monthly_plan LIMIT 1"))
-            return try structure.plans(of: month, before: before) { try Self.plans(month: month, db) }
-        }
+        return try await read { db in try structure.plans(of: month, before: before) { try Self.plans(month: month, db) } }
     }
 
     /// Active goals that have no plan for `month` yet.

@@ -83,17 +83,8 @@ final class StructureCache: Sendable {
             try AssetRecord.order(Column("name_key")).fetchAll(db).map { try $0.asset() }
         }
         let allocations = try part(.allocation, \.allocations, before: before) {
-            // Read again after every deposit into an account reserved for one goal: a cached
-            // statement and columns by position, without a record decoded through Codable.
-            var allocations: [Allocation] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT asset_id, goal_id, amount FROM allocation"))
-            while let row = try rows.next() {
-                let asset: String = row[0], goal: String = row[1], amount: String = row[2]
-                allocations.append(try StoreKey.decoding("allocation \(asset)/\(goal)") {
-                    Allocation(assetID: try StoreKey.uuid(asset), goalID: try StoreKey.uuid(goal), amount: try Amount.parse(amount))
-                })
-            }
-            return allocations
+            // Read again after every deposit into an account reserved for one goal: a cached statement.
+            try AllocationRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM allocation")).map { try $0.allocation() }
         }
         let rates = try part(.rate, \.rates, before: before) {
             // Only each pair's newest rate matters here; history stays on disk.
@@ -104,8 +95,8 @@ final class StructureCache: Sendable {
         return Structure(goals: goals, assets: assets, allocations: allocations, rates: rates)
     }
 
-    /// `month`'s plans as of `db`'s snapshot, kept or read as the structure's parts are (and
-    /// with the same conditions: `before`, and a snapshot already taken). One month is kept.
+    /// `month`'s plans, kept or read (`read`) as the structure's parts are, under the version
+    /// `before` gave. One month is kept.
     func plans(of month: MonthLabel, before: Versions, read: () throws -> [MonthlyPlan]) rethrows -> [MonthlyPlan] {
         try part(.monthlyPlan, \.plans, before: before, where: { $0.month == month }) {
             MonthPlans(month: month, plans: try read())
