@@ -33,27 +33,45 @@ public struct StoredTransaction: Sendable, Equatable {
     public var date: Date { Timestamp.date(milliseconds: milliseconds) }
 }
 
-/// The public id of a transaction stored from schema v12 on: a version 8 UUID (RFC 9562's
-/// custom layout) whose first four bytes spell "savd" and whose last seven hold the row's
-/// integer key. Random (version 4), name-based (version 5) and time-ordered (version 7) ids
-/// never take this form, so the ids of rows from before keep naming their own rows.
-public enum TransactionID {
-    public static func derived(ref: Int64) -> UUID {
-        var value: uuid_t = (0x73, 0x61, 0x76, 0x64, 0, 0, 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0)
+/// The public id of a row stored by integer key: a version 8 UUID (RFC 9562's custom layout)
+/// whose first four bytes spell "savd", whose sixth names the table (`tag`) and whose last
+/// seven hold the row's integer key. Random (version 4), name-based (version 5) and
+/// time-ordered (version 7) ids never take this form, so the ids of rows from before keep
+/// naming their own rows.
+public struct DerivedID: Sendable {
+    /// The table byte: 0 transactions (schema v12), 1 allocation history (schema v14).
+    public let tag: UInt8
+
+    public func derived(ref: Int64) -> UUID {
+        var value: uuid_t = (0x73, 0x61, 0x76, 0x64, 0, tag, 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { raw in
             for index in 9..<16 { raw[index] = UInt8(truncatingIfNeeded: UInt64(ref) >> (8 * (15 - index))) }
         }
         return UUID(uuid: value)
     }
 
-    /// The key a derived id holds; nil for any other id.
-    public static func ref(_ uuid: UUID) -> Int64? {
+    /// The key an id derived with this tag holds; nil for any other id.
+    public func ref(_ uuid: UUID) -> Int64? {
         withUnsafeBytes(of: uuid.uuid) { raw -> Int64? in
-            guard raw[0] == 0x73, raw[1] == 0x61, raw[2] == 0x76, raw[3] == 0x64, raw[4] == 0, raw[5] == 0, raw[6] == 0x80, raw[7] == 0,
-                  raw[8] == 0x80 else { return nil }
+            guard raw[0] == 0x73, raw[1] == 0x61, raw[2] == 0x76, raw[3] == 0x64, raw[4] == 0, raw[5] == tag, raw[6] == 0x80,
+                  raw[7] == 0, raw[8] == 0x80 else { return nil }
             var ref: UInt64 = 0
             for index in 9..<16 { ref = ref << 8 | UInt64(raw[index]) }
             return ref > 0 ? Int64(ref) : nil
         }
     }
+}
+
+/// Transactions' public ids (schema v12 on).
+public enum TransactionID {
+    public static let scheme = DerivedID(tag: 0)
+    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
+    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
+}
+
+/// Allocation-history rows' public ids (schema v14 on).
+public enum HistoryID {
+    public static let scheme = DerivedID(tag: 1)
+    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
+    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
 }

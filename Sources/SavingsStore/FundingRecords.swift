@@ -144,69 +144,6 @@ struct AllocationRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-struct AllocationHistoryRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "allocation_history"
-    var id: String
-    var assetID: String
-    var goalID: String
-    var amount: String
-    var timestamp: String
-    var createdAt: String
-    var monthLabel: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, amount, timestamp
-        case assetID = "asset_id"
-        case goalID = "goal_id"
-        case createdAt = "created_at"
-        case monthLabel = "month_label"
-    }
-
-    init(_ entry: AllocationHistoryEntry) {
-        self.init(entry, assetID: StoreKey.id(entry.assetID), goalID: StoreKey.id(entry.goalID))
-    }
-
-    /// The record of `entry` whose pair's ids are already text.
-    init(_ entry: AllocationHistoryEntry, assetID: String, goalID: String) {
-        id = StoreKey.id(entry.id)
-        self.assetID = assetID
-        self.goalID = goalID
-        amount = Amount.plainText(entry.amount)
-        timestamp = Timestamp.format(entry.timestamp)
-        createdAt = Timestamp.format(entry.createdAt)
-        monthLabel = entry.monthLabel.description
-    }
-
-    /// Inserts the entries through one prepared statement. A record's own `insert` encodes
-    /// through Codable and looks its statement up by newly built SQL each time, which the
-    /// thousands of rows an import's automatic allocations write felt.
-    static func insertAll(_ entries: some Sequence<AllocationHistoryEntry>, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO allocation_history (id, asset_id, goal_id, amount, timestamp, created_at, month_label) \
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
-        // An import's rows are all of one pair: its ids become text once.
-        var pair: (asset: UUID, goal: UUID, assetText: String, goalText: String)?
-        for entry in entries {
-            if pair?.asset != entry.assetID || pair?.goal != entry.goalID {
-                pair = (entry.assetID, entry.goalID, StoreKey.id(entry.assetID), StoreKey.id(entry.goalID))
-            }
-            let row = AllocationHistoryRecord(entry, assetID: pair!.assetText, goalID: pair!.goalText)
-            statement.setUncheckedArguments([row.id, row.assetID, row.goalID, row.amount, row.timestamp, row.createdAt, row.monthLabel])
-            try statement.execute()
-        }
-    }
-
-    func entry() throws -> AllocationHistoryEntry {
-        try StoreKey.decoding("allocation history \(id)") {
-            AllocationHistoryEntry(id: try StoreKey.uuid(id), assetID: try StoreKey.uuid(assetID), goalID: try StoreKey.uuid(goalID),
-                                   amount: try Amount.parse(amount), timestamp: try Timestamp.parse(timestamp, field: "timestamp"),
-                                   createdAt: try Timestamp.parse(createdAt, field: "created_at"),
-                                   monthLabel: try MonthLabel(parsing: monthLabel))
-        }
-    }
-}
-
 struct RateRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "rate"
     var id: Int64?
@@ -249,7 +186,7 @@ struct ContributionRecord: Codable, FetchableRecord, PersistableRecord {
     var goalID: String
     var assetID: String
     var transactionRef: Int64?
-    var historyID: String?
+    var historyRef: Int64?
     var amount: String
     var date: String
     var createdAt: String
@@ -260,7 +197,7 @@ struct ContributionRecord: Codable, FetchableRecord, PersistableRecord {
         case goalID = "goal_id"
         case assetID = "asset_id"
         case transactionRef = "transaction_ref"
-        case historyID = "history_id"
+        case historyRef = "history_ref"
         case createdAt = "created_at"
         case undoneAt = "undone_at"
     }

@@ -58,12 +58,14 @@ extension SavingsDatabase {
             SELECT 'allocation' AS kind, asset_id, goal_id FROM allocation
              WHERE asset_id NOT IN (SELECT id FROM asset) OR goal_id NOT IN (SELECT id FROM goal)
             UNION ALL
-            SELECT 'allocation history', asset_id, goal_id FROM allocation_history
-             WHERE asset_id NOT IN (SELECT id FROM asset) OR goal_id NOT IN (SELECT id FROM goal)
+            SELECT 'allocation history', COALESCE(r.id, 'ref ' || h.asset), COALESCE(g.id, 'ref ' || h.goal) FROM allocation_history h
+              LEFT JOIN asset_ref r ON r.ref = h.asset LEFT JOIN goal_ref g ON g.ref = h.goal
+             WHERE r.id IS NULL OR g.id IS NULL OR r.id NOT IN (SELECT id FROM asset) OR g.id NOT IN (SELECT id FROM goal)
             """) { "\($0["kind"] as String) row for asset \($0["asset_id"] as String) and goal \($0["goal_id"] as String)" }
-        try invariant("every asset has its integer key", "SELECT id FROM asset WHERE id NOT IN (SELECT id FROM asset_ref)") {
-            "asset \($0["id"] as String) has no row in asset_ref"
-        }
+        try invariant("every asset and goal has its integer key", """
+            SELECT 'asset' AS kind, id FROM asset WHERE id NOT IN (SELECT id FROM asset_ref)
+            UNION ALL SELECT 'goal', id FROM goal WHERE id NOT IN (SELECT id FROM goal_ref)
+            """) { "\($0["kind"] as String) \($0["id"] as String) has no integer key" }
         try invariant("closed months are frozen", """
             SELECT e.month_label, 'has no frozen result' AS problem FROM execution_record e
              WHERE e.status = 'closed' AND (e.completed IS NULL OR e.completed_at IS NULL)

@@ -33,7 +33,7 @@ extension SavingsDatabase {
                                                           timeZone: timeZone, db)
             let id = UUID()
             try ContributionRecord(id: StoreKey.id(id), goalID: StoreKey.id(goal.id), assetID: StoreKey.id(asset.id),
-                                   transactionRef: TransactionID.ref(transaction.id), historyID: StoreKey.id(historyID),
+                                   transactionRef: TransactionID.ref(transaction.id), historyRef: HistoryID.ref(historyID),
                                    amount: Amount.plainText(amount), date: Timestamp.format(date), createdAt: Timestamp.format(now),
                                    undoneAt: nil).insert(db)
             return Contribution(id: id, goal: goal, asset: asset, assetCreated: created, transaction: transaction)
@@ -57,22 +57,20 @@ extension SavingsDatabase {
                 try db.execute(sql: "DELETE FROM asset_transaction WHERE ref = ?", arguments: [transaction])
             }
             // Take the contribution's row out of the timeline and shift later rows back.
-            if let historyID = record.historyID, let row = try AllocationHistoryRecord.fetchOne(db, key: historyID) {
+            if let historyRef = record.historyRef, let row = try HistoryRecord.fetchOne(ref: historyRef, db) {
                 let entry = try row.entry()
-                let pair = Column("asset_id") == row.assetID && Column("goal_id") == row.goalID
-                for later in try AllocationHistoryRecord.filter(pair).fetchAll(db) {
-                    let other = try later.entry()
-                    guard (other.timestamp, other.createdAt) > (entry.timestamp, entry.createdAt) else { continue }
-                    var shifted = other
-                    shifted.amount -= amount
-                    try AllocationHistoryRecord(shifted).update(db)
+                let pair = try HistoryTable.pairRefs(assetID: entry.assetID, goalID: entry.goalID, db)
+                for later in try HistoryRecord.fetchAll(where: "h.asset = ? AND h.goal = ? AND h.timestamp >= ?",
+                                                        arguments: [pair.asset, pair.goal, row.timestamp], db) {
+                    guard (later.timestamp, later.createdAt) > (row.timestamp, row.createdAt) else { continue }
+                    try HistoryTable.setAmount(ref: later.ref, try Amount.parse(later.amount) - amount, db)
                 }
-                try row.delete(db)
+                try HistoryTable.delete(ref: row.ref, db)
                 try Self.syncAllocation(assetID: entry.assetID, goalID: entry.goalID, now: now, db)
             }
             // Both parts are gone; the record keeps its amount, date and when it was undone.
             record.transactionRef = nil
-            record.historyID = nil
+            record.historyRef = nil
             record.undoneAt = Timestamp.format(now)
             try record.update(db)
             return try Self.resolveGoal(record.goalID, db).goal()

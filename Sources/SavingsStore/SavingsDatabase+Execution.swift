@@ -140,8 +140,8 @@ extension SavingsDatabase {
             switch status {
             case .executing:
                 for id in (row.baselineRows ?? "").split(separator: ",").map(String.init) {
-                    guard let history = try AllocationHistoryRecord.fetchOne(db, key: id) else { continue }
-                    try history.delete(db)
+                    guard let uuid = UUID(uuidString: id), let history = try HistoryRecord.fetchOne(publicID: uuid, db) else { continue }
+                    try HistoryTable.delete(ref: history.ref, db)
                     try Self.syncAllocation(assetID: try StoreKey.uuid(history.assetID), goalID: try StoreKey.uuid(history.goalID),
                                             now: now, db)
                 }
@@ -178,10 +178,12 @@ extension SavingsDatabase {
             var result: [WindowTimeline] = []
             // The statements run once per asset or per pair: prepared once, not once per use
             // (compiling them was most of the cost with many goals).
-            let pairGoals = try db.cachedStatement(sql: "SELECT DISTINCT goal_id FROM allocation_history WHERE asset_id = ? AND timestamp <= ?")
+            // The goals of an asset's pairs, one index seek each (`goal > ?`, the next one), not
+            // a walk over the asset's whole history.
+            let nextGoal = try db.cachedStatement(sql: "SELECT goal FROM allocation_history WHERE asset = ? AND goal > ? ORDER BY goal LIMIT 1")
             let inForce = try db.cachedStatement(sql: """
-                SELECT * FROM allocation_history WHERE asset_id = ? AND goal_id = ? AND timestamp <= ?
-                ORDER BY timestamp DESC, created_at DESC LIMIT 1
+                SELECT h.amount, g.id AS goal_id FROM allocation_history h JOIN goal_ref g ON g.ref = h.goal
+                 WHERE h.asset = ? AND h.goal = ? AND h.timestamp <= ? ORDER BY h.timestamp DESC, h.created_at DESC LIMIT 1
                 """)
             let balances = try db.cachedStatement(sql: "SELECT total FROM asset_balance WHERE asset_id = ?")
             // Every transaction after the start: the ones up to `end` are the window's changes, and
@@ -189,20 +191,20 @@ extension SavingsDatabase {
             // In time order (the index's order), so the calculator finds them sorted.
             let later = try db.cachedStatement(sql: "SELECT date, amount FROM asset_transaction WHERE asset = ? AND date > ? ORDER BY date")
             let targetChanges = try db.cachedStatement(sql: """
-                SELECT * FROM allocation_history WHERE asset_id = ? AND timestamp > ? AND timestamp <= ? ORDER BY timestamp, created_at
+                SELECT \(HistoryTable.columns) FROM \(HistoryTable.from)
+                 WHERE h.asset = ? AND h.timestamp > ? AND h.timestamp <= ? ORDER BY h.timestamp, h.created_at
                 """)
             // The first target row dated after this reading's end.
-            let nextTarget = try db.cachedStatement(sql: "SELECT MIN(timestamp) FROM allocation_history WHERE asset_id = ? AND timestamp > ?")
+            let nextTarget = try db.cachedStatement(sql: "SELECT MIN(timestamp) FROM allocation_history WHERE asset = ? AND timestamp > ?")
             // Until when nothing of the asset is dated after this reading's end: its first
             // transaction after the end (read with the others) or its first target row after it.
-            func quietUntil(_ firstLater: Int64?, _ id: String) throws -> String {
-                let transaction = firstLater.map { Timestamp.format(milliseconds: $0) }
-                let target = try String.fetchOne(nextTarget, arguments: [id, to])
-                return [transaction, target].compactMap { $0 }.min() ?? WindowCache.never
+            func quietUntil(_ firstLater: Int64?, _ ref: Int64) throws -> String {
+                let target = try Int64.fetchOne(nextTarget, arguments: [ref, endMilliseconds])
+                return [firstLater, target].compactMap { $0 }.min().map { Timestamp.format(milliseconds: $0) } ?? WindowCache.never
             }
-            // Target rows of an asset in (after, to], in time order.
-            func targetRows(_ id: String, after: String) throws -> [AssetTimeline.Change] {
-                try AllocationHistoryRecord.fetchAll(targetChanges, arguments: [id, after, to]).map { row in
+            // Target rows of an asset in (after, end], in time order.
+            func targetRows(_ ref: Int64, after: Int64) throws -> [AssetTimeline.Change] {
+                try HistoryRecord.fetchAll(targetChanges, arguments: [ref, after, endMilliseconds]).map { row in
                     let entry = try row.entry()
                     return .target(at: entry.timestamp, createdAt: entry.createdAt, goalID: entry.goalID, amount: entry.amount)
                 }
@@ -229,8 +231,8 @@ extension SavingsDatabase {
                                 firstLater = point.milliseconds
                             }
                         }
-                        since += try targetRows(id, after: entry.end)
-                        entry.quietUntil = try quietUntil(firstLater, id)
+                        since += try targetRows(ref, after: readTo)
+                        entry.quietUntil = try quietUntil(firstLater, ref)
                     }
                     if since.isEmpty {
                         entry.end = to
@@ -264,16 +266,17 @@ extension SavingsDatabase {
                 // Each pair's row in force at the start: one index lookup per goal (a correlated
                 // NOT EXISTS here was quadratic in a pair's history).
                 var targets: [UUID: Decimal] = [:]
-                for goal in try String.fetchAll(pairGoals, arguments: [id, from]) {
-                    guard let row = try AllocationHistoryRecord.fetchOne(inForce, arguments: [id, goal, from]) else { continue }
-                    let entry = try row.entry()
-                    targets[entry.goalID] = entry.amount
+                var goal: Int64 = .min
+                while let next = try Int64.fetchOne(nextGoal, arguments: [ref, goal]) {
+                    goal = next
+                    guard let row = try Row.fetchOne(inForce, arguments: [ref, goal, startMilliseconds]) else { continue }
+                    targets[try StoreKey.uuid(row["goal_id"])] = try Amount.parse(row["amount"])
                 }
-                changes += try targetRows(id, after: from)
+                changes += try targetRows(ref, after: startMilliseconds)
                 windows.noteSize(changes.count, of: id)
                 let empty = balance == 0 && targets.isEmpty && changes.isEmpty
                 let stamp = windows.nextStamp()
-                entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: empty, quietUntil: try quietUntil(firstLater, id))
+                entries[id] = WindowCache.Entry(stamp: stamp, end: to, empty: empty, quietUntil: try quietUntil(firstLater, ref))
                 guard !empty else { continue }
                 result.append(WindowTimeline(assetID: assetID, stamp: stamp, reading: .full(AssetTimeline(
                     assetID: assetID, balanceAtStart: balance, targetsAtStart: targets, changes: changes))))

@@ -142,8 +142,9 @@ extension SavingsDatabase {
             if let goal = filter.goal {
                 let goalID = try Self.resolveGoal(goal, db).id
                 let funding = Set(try String.fetchAll(db, sql: """
-                    SELECT asset_id FROM allocation WHERE goal_id = ? UNION SELECT asset_id FROM allocation_history WHERE goal_id = ?
-                    """, arguments: [goalID, goalID]))
+                    SELECT asset_id FROM allocation WHERE goal_id = ?
+                    UNION SELECT r.id FROM asset_ref r WHERE r.ref IN (SELECT asset FROM allocation_history WHERE goal = ?)
+                    """, arguments: [goalID, try HistoryTable.goalRef(goalID, db)]))
                 included = included?.intersection(funding) ?? funding
             }
             guard filter.limit > 0, included?.isEmpty != true else { return [] }
@@ -225,12 +226,25 @@ extension SavingsDatabase {
 
     public func allocationHistory(asset: String?, goal: String?, from: Date?, to: Date?) async throws -> [AllocationHistoryEntry] {
         try await read { db in
-            var request = AllocationHistoryRecord.all()
-            if let asset { request = request.filter(Column("asset_id") == (try Self.resolveAsset(asset, db)).id) }
-            if let goal { request = request.filter(Column("goal_id") == (try Self.resolveGoal(goal, db)).id) }
-            if let from { request = request.filter(Column("timestamp") >= Timestamp.format(from)) }
-            if let to { request = request.filter(Column("timestamp") <= Timestamp.format(to)) }
-            return try request.order(Column("timestamp"), Column("created_at"), Column.rowID).fetchAll(db).map { try $0.entry() }
+            var conditions = ["1"], arguments: [any DatabaseValueConvertible] = []
+            if let asset {
+                conditions.append("h.asset = ?")
+                arguments.append(try Self.assetRef(try Self.resolveAsset(asset, db).id, db))
+            }
+            if let goal {
+                conditions.append("h.goal = ?")
+                arguments.append(try HistoryTable.goalRef(try Self.resolveGoal(goal, db).id, db))
+            }
+            if let from {
+                conditions.append("h.timestamp >= ?")
+                arguments.append(Timestamp.milliseconds(from))
+            }
+            if let to {
+                conditions.append("h.timestamp <= ?")
+                arguments.append(Timestamp.milliseconds(to))
+            }
+            return try HistoryRecord.fetchAll(where: conditions.joined(separator: " AND "), arguments: StatementArguments(arguments), db)
+                .map { try $0.entry() }
         }
     }
 
@@ -263,38 +277,44 @@ extension SavingsDatabase {
     static func applyAllocationDeltas(assetID: UUID, goalID: UUID, _ deltas: [(at: Date, delta: Decimal)], now: Date,
                                       timeZone: TimeZone, _ db: Database) throws -> [UUID] {
         guard let earliest = deltas.lazy.map(\.at).min() else { return [] }
-        let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
+        let pair = try HistoryTable.pairRefs(assetID: assetID, goalID: goalID, db)
         // Only the rows the changes need: the one in force at the earliest and those after it
         // (none for changes made in date order), not the pair's whole history.
-        let stamp = Timestamp.format(earliest)
-        let inForce = try AllocationHistoryRecord.filter(pair && Column("timestamp") <= stamp)
-            .order(Column("timestamp").desc, Column("created_at").desc).fetchOne(db)
-        let later = try AllocationHistoryRecord.filter(pair && Column("timestamp") > stamp).fetchAll(db)
-        let rows = try ([inForce].compactMap { $0 } + later).map { try $0.entry() }
+        let stamp = Timestamp.milliseconds(earliest)
+        let inForce = try HistoryRecord.fetchOne(db.cachedStatement(sql: """
+            SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) WHERE h.asset = ? AND h.goal = ? AND h.timestamp <= ?
+             ORDER BY h.timestamp DESC, h.created_at DESC LIMIT 1
+            """), arguments: [pair.asset, pair.goal, stamp])
+        let later = try HistoryRecord.fetchAll(where: "h.asset = ? AND h.goal = ? AND h.timestamp > ?", arguments: [pair.asset, pair.goal, stamp], db)
+        let records = [inForce].compactMap { $0 } + later
+        let rows = try records.map { try $0.entry() }
         // created_at breaks ties between rows with the same timestamp, so it must strictly
         // increase per pair even when two changes land in the same millisecond.
-        let newestCreated = try String.fetchOne(db, sql: "SELECT MAX(created_at) FROM allocation_history WHERE asset_id = ? AND goal_id = ?",
-                                                arguments: [StoreKey.id(assetID), StoreKey.id(goalID)])
-            .map { try Timestamp.milliseconds(Timestamp.parse($0, field: "created_at")) }
+        let newestCreated = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(created_at) FROM allocation_history WHERE asset = ? AND goal = ?"),
+                                               arguments: [pair.asset, pair.goal])
         let firstCreated = max(Timestamp.milliseconds(now), (newestCreated ?? .min) + 1)
-        var random = PagedRandom()
         let change = AllocationTimeline.applying(deltas: deltas, to: rows) { index, amount in
-            AllocationHistoryEntry(id: StoreKey.timeOrdered(at: now, using: &random), assetID: assetID, goalID: goalID, amount: amount,
-                                   timestamp: deltas[index].at,
-                                   createdAt: Date(timeIntervalSince1970: TimeInterval(firstCreated + Int64(index)) / 1000),
+            // The id is the one the row's ref gives (`HistoryTable.insert`).
+            AllocationHistoryEntry(id: HistoryTable.unassigned, assetID: assetID, goalID: goalID, amount: amount, timestamp: deltas[index].at,
+                                   createdAt: Timestamp.date(milliseconds: firstCreated + Int64(index)),
                                    monthLabel: MonthLabel(deltas[index].at, in: timeZone))
         }
-        try AllocationHistoryRecord.insertAll(change.inserted, db)
-        for row in change.shifted { try AllocationHistoryRecord(row).update(db) }
+        let inserted = try HistoryTable.insert(change.inserted, asset: pair.asset, goal: pair.goal, keepIDs: false, db)
+        let refs = Dictionary(uniqueKeysWithValues: zip(rows.map(\.id), records.map(\.ref)))
+        for row in change.shifted {
+            guard let ref = refs[row.id] else { throw StoreError.corrupt("allocation history row \(row.id) moved without its ref") }
+            try HistoryTable.setAmount(ref: ref, row.amount, db)
+        }
         try syncAllocation(assetID: assetID, goalID: goalID, now: now, db)
-        return change.inserted.map(\.id)
+        return inserted.map(\.id)
     }
 
     /// The amount of the pair's newest history row: its current target (0 without rows).
     static func newestTarget(assetID: UUID, goalID: UUID, _ db: Database) throws -> Decimal {
-        let pair = Column("asset_id") == StoreKey.id(assetID) && Column("goal_id") == StoreKey.id(goalID)
-        return try AllocationHistoryRecord.filter(pair).order(Column("timestamp").desc, Column("created_at").desc)
-            .fetchOne(db)?.entry().amount ?? 0
+        let pair = try HistoryTable.pairRefs(assetID: assetID, goalID: goalID, db)
+        return try String.fetchOne(db.cachedStatement(sql: """
+            SELECT amount FROM allocation_history WHERE asset = ? AND goal = ? ORDER BY timestamp DESC, created_at DESC LIMIT 1
+            """), arguments: [pair.asset, pair.goal]).map { try Amount.parse($0) } ?? 0
     }
 
     /// Makes the allocation row equal the newest history row of the pair (0 removes it).

@@ -71,13 +71,14 @@ extension SavingsDatabase {
                 }
                 for allocation in plan.allocations {
                     let asset = StoreKey.id(allocation.assetID), goal = StoreKey.id(allocation.goalID)
-                    let fresh = try !exists("SELECT 1 FROM allocation_history WHERE asset_id = ? AND goal_id = ?", [asset, goal])
+                    let pair = try HistoryTable.pairRefs(assetID: allocation.assetID, goalID: allocation.goalID, db)
+                    let fresh = try !exists("SELECT 1 FROM allocation_history WHERE asset = ? AND goal = ?", [pair.asset, pair.goal])
                     count("allocations", fresh)
                     guard fresh else { continue }
                     let entry = AllocationHistoryEntry(id: LegacyDocument.uuid("allocation:\(asset):\(goal)", kind: "history"), assetID: allocation.assetID,
                                                        goalID: allocation.goalID, amount: allocation.amount, timestamp: allocation.at,
                                                        createdAt: now, monthLabel: MonthLabel(allocation.at, in: timeZone))
-                    try AllocationHistoryRecord.insertAll([entry], db)
+                    try HistoryTable.insert([entry], asset: pair.asset, goal: pair.goal, keepIDs: true, db)
                     try db.execute(sql: """
                         INSERT INTO allocation (asset_id, goal_id, amount, updated_at, legacy_percentage) VALUES (?, ?, ?, ?, ?)
                         """, arguments: [asset, goal, Amount.plainText(allocation.amount), stamp, Amount.plainText(allocation.legacyPercentage)])

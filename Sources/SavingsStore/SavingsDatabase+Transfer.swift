@@ -26,7 +26,7 @@ extension SavingsDatabase {
         ("watches", "asset_watch", "asset_id"),
         ("transactions", "asset_transaction", "ref"),
         ("allocations", "allocation", "asset_id, goal_id"),
-        ("allocation_history", "allocation_history", "rowid"),
+        ("allocation_history", "allocation_history", "ref"),
         ("contributions", "contribution", "rowid"),
         ("plans", "monthly_plan", "month_label, goal_id"),
         ("execution_records", "execution_record", "month_label"),
@@ -49,6 +49,10 @@ extension SavingsDatabase {
                 while let row = try cursor.next() {
                     if section == "transactions" {
                         try sink.write(section, try Self.documentRow(TransactionRecord(row: row)))
+                        continue
+                    }
+                    if section == "allocation_history" {
+                        try sink.write(section, try Self.documentRow(HistoryRecord(row: row)))
                         continue
                     }
                     var cells: TransferRow = [:]
@@ -118,10 +122,12 @@ extension SavingsDatabase {
                     do {
                         if section == "transactions" {
                             try Self.restoreTransaction(row, place: place, db)
+                        } else if section == "allocation_history" {
+                            try Self.restoreHistory(row, place: place, db)
                         } else {
-                            // A contribution's transaction_id is looked up twice (a derived ref, stored bytes).
-                            let arguments = zip(names, values).flatMap { name, value in name == "transaction_id" ? [value, value] : [value] }
-                            try db.execute(sql: "INSERT INTO \(table) (\(names.map(Self.storedColumn).joined(separator: ", "))) VALUES (\(names.map { name in name == "transaction_id" ? Self.transactionRefSQL : "?" }.joined(separator: ", ")))",
+                            // A contribution's transaction_id and history_id are each looked up twice (a derived ref, stored bytes).
+                            let arguments = zip(names, values).flatMap { name, value in Self.refSQL[name] == nil ? [value] : [value, value] }
+                            try db.execute(sql: "INSERT INTO \(table) (\(names.map(Self.storedColumn).joined(separator: ", "))) VALUES (\(names.map { name in Self.refSQL[name] ?? "?" }.joined(separator: ", ")))",
                                            arguments: StatementArguments(arguments))
                         }
                     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -187,11 +193,15 @@ extension SavingsDatabase {
         switch section {
         case "transactions":
             "SELECT \(TransactionTable.columns) FROM \(TransactionTable.from) ORDER BY t.ref"
+        case "allocation_history":
+            "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) ORDER BY h.ref"
         case "contributions":
             """
             SELECT c.id, c.goal_id, c.asset_id, CASE WHEN t.ref IS NULL THEN NULL ELSE public_id(t.ref, t.uuid) END AS transaction_id,
-                   c.history_id, c.amount, c.date, c.created_at, c.undone_at
-              FROM contribution c LEFT JOIN asset_transaction t ON t.ref = c.transaction_ref ORDER BY c.rowid
+                   CASE WHEN h.ref IS NULL THEN NULL ELSE public_history_id(h.ref, h.uuid) END AS history_id,
+                   c.amount, c.date, c.created_at, c.undone_at
+              FROM contribution c LEFT JOIN asset_transaction t ON t.ref = c.transaction_ref
+              LEFT JOIN allocation_history h ON h.ref = c.history_ref ORDER BY c.rowid
             """
         default:
             "SELECT * FROM \(table) ORDER BY \(order)"
@@ -201,18 +211,57 @@ extension SavingsDatabase {
     static func documentColumns(section: String, table: String, _ db: Database) throws -> Set<String> {
         switch section {
         case "transactions": ["id", "asset_id", "amount", "date", "source", "note", "external_id", "created_at"]
-        case "contributions": Set(try db.columns(in: table).map { $0.name == "transaction_ref" ? "transaction_id" : $0.name })
+        case "allocation_history": ["id", "asset_id", "goal_id", "amount", "timestamp", "created_at", "month_label"]
+        case "contributions":
+            Set(try db.columns(in: table).map { ["transaction_ref": "transaction_id", "history_ref": "history_id"][$0.name] ?? $0.name })
         default: Set(try db.columns(in: table).map(\.name))
         }
     }
 
-    static func storedColumn(_ name: String) -> String { name == "transaction_id" ? "transaction_ref" : name }
+    static func storedColumn(_ name: String) -> String { ["transaction_id": "transaction_ref", "history_id": "history_ref"][name] ?? name }
 
-    /// A contribution's transaction, by its public id: a ref derived from it, else its stored bytes.
-    static let transactionRefSQL = """
-        (SELECT ref FROM asset_transaction WHERE ref = derived_ref(?) AND uuid IS NULL
-         UNION ALL SELECT ref FROM asset_transaction WHERE uuid = uuid_blob(?) LIMIT 1)
-        """
+    /// A contribution's transaction and history row, by their public ids: a ref derived from
+    /// the id, else the row's stored bytes.
+    static let refSQL = [
+        "transaction_id": """
+            (SELECT ref FROM asset_transaction WHERE ref = derived_ref(?) AND uuid IS NULL
+             UNION ALL SELECT ref FROM asset_transaction WHERE uuid = uuid_blob(?) LIMIT 1)
+            """,
+        "history_id": """
+            (SELECT ref FROM allocation_history WHERE ref = derived_history_ref(?) AND uuid IS NULL
+             UNION ALL SELECT ref FROM allocation_history WHERE uuid = uuid_blob(?) LIMIT 1)
+            """,
+    ]
+
+    static func documentRow(_ record: HistoryRecord) throws -> TransferRow {
+        ["id": .text(StoreKey.id(try record.publicID)), "asset_id": .text(record.assetID), "goal_id": .text(record.goalID),
+         "amount": .text(record.amount), "timestamp": .text(Timestamp.format(milliseconds: record.timestamp)),
+         "created_at": .text(Timestamp.format(milliseconds: record.createdAt)), "month_label": .text(record.monthLabel)]
+    }
+
+    /// Writes an allocation-history row of a document: at the ref its id was derived from, or keeping its id.
+    static func restoreHistory(_ row: TransferRow, place: String, _ db: Database) throws {
+        func required(_ column: String) throws -> String {
+            guard case .text(let value)? = row[column] else { throw DomainError.invalidField("document", "\(place).\(column): missing, or not text") }
+            return value
+        }
+        let entry = AllocationHistoryEntry(
+            id: try StoreKey.uuid(try required("id")), assetID: try StoreKey.uuid(try required("asset_id")),
+            goalID: try StoreKey.uuid(try required("goal_id")), amount: try Amount.parse(try required("amount")),
+            timestamp: try Timestamp.parse(try required("timestamp"), field: "timestamp"),
+            createdAt: try Timestamp.parse(try required("created_at"), field: "created_at"),
+            monthLabel: try MonthLabel(parsing: try required("month_label")))
+        guard let asset = try knownAssetRef(StoreKey.id(entry.assetID), db) else {
+            throw DomainError.invalidField("document", "\(place): asset \(StoreKey.id(entry.assetID)) is not in the document")
+        }
+        guard let goal = try Int64.fetchOne(db, sql: "SELECT ref FROM goal_ref WHERE id = ?", arguments: [StoreKey.id(entry.goalID)]) else {
+            throw DomainError.invalidField("document", "\(place): goal \(StoreKey.id(entry.goalID)) is not in the document")
+        }
+        if try HistoryRecord.fetchOne(publicID: entry.id, db) != nil {
+            throw DomainError.invalidField("document", "\(place): id \(StoreKey.id(entry.id)) appears twice")
+        }
+        try HistoryTable.insert([entry], asset: asset, goal: goal, keepIDs: true, db)
+    }
 
     static func documentRow(_ record: TransactionRecord) throws -> TransferRow {
         func text(_ value: String?) -> TransferCell { value.map(TransferCell.text) ?? .null }

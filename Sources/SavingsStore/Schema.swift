@@ -245,6 +245,9 @@ enum Schema {
         migrator.registerMigration(TransactionTable.migration) { db in
             try TransactionTable.migrate(db)
         }
+        migrator.registerMigration(HistoryTable.migration) { db in
+            try HistoryTable.migrate(db)
+        }
         return migrator
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import SavingsCore
 
 /// How ids and decoding failures are represented in storage.
@@ -25,38 +24,13 @@ enum StoreKey {
         }
     }
 
-    /// A new id for a row of a table that grows by many rows (transactions, allocation
-    /// history): a version 7 UUID, whose first 48 bits are the Unix time in milliseconds and
-    /// the other 74 random. Ids made one after another sort together, so the primary-key index
-    /// grows at its end instead of taking each insert at a random page.
-    static func timeOrdered(at date: Date) -> UUID {
-        var generator = SystemRandomNumberGenerator()
-        return timeOrdered(at: date, using: &generator)
-    }
-
-    /// `timeOrdered(at:)` with the random bits from `generator` (ids made in bulk draw them a
-    /// page at a time: `PagedRandom`).
-    static func timeOrdered(at date: Date, using generator: inout some RandomNumberGenerator) -> UUID {
-        let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
-        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &value) { raw in
-            for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * index)) }
-            let random = generator.next() as UInt64, more = generator.next() as UInt16
-            for index in 6..<14 { raw[index] = UInt8(truncatingIfNeeded: random >> (8 * (index - 6))) }
-            raw[14] = UInt8(truncatingIfNeeded: more)
-            raw[15] = UInt8(truncatingIfNeeded: more >> 8)
-            raw[6] = 0x70 | raw[6] & 0x0F  // version 7
-            raw[8] = 0x80 | raw[8] & 0x3F  // RFC 9562 variant
-        }
-        return UUID(uuid: value)
-    }
-
     /// The 16 bytes of an id, as `uuid` columns keep them.
     static func bytes(_ uuid: UUID) -> Data { withUnsafeBytes(of: uuid.uuid) { Data($0) } }
 
-    /// A row's public id: its stored bytes, or the id derived from its ref.
-    static func publicID(ref: Int64, stored: Data?) throws -> UUID {
-        guard let stored else { return TransactionID.derived(ref: ref) }
+    /// A row's public id: its stored bytes, or the id derived from its ref (a transaction's
+    /// unless another table's `scheme` is given).
+    static func publicID(ref: Int64, stored: Data?, scheme: DerivedID = TransactionID.scheme) throws -> UUID {
+        guard let stored else { return scheme.derived(ref: ref) }
         guard stored.count == 16 else { throw StoreError.corrupt("id of row \(ref) has \(stored.count) bytes") }
         var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { raw in raw.copyBytes(from: stored) }
@@ -106,22 +80,5 @@ enum StoreKey {
         } catch {
             throw StoreError.corrupt("\(what): \(error)")
         }
-    }
-}
-
-/// The system's random words drawn a page at a time: the ids of an import's allocation history
-/// (thousands at once) cost a system call per 512 words instead of two per id.
-struct PagedRandom: RandomNumberGenerator {
-    private var words = [UInt64](repeating: 0, count: 512)
-    private var used = 512
-
-    mutating func next() -> UInt64 {
-        if used == words.count {
-            // glibc's arc4random_buf draws from the kernel's generator (getrandom) and does not fail.
-            words.withUnsafeMutableBytes { buffer in arc4random_buf(buffer.baseAddress!, buffer.count) }
-            used = 0
-        }
-        defer { used += 1 }
-        return words[used]
     }
 }

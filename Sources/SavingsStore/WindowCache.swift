@@ -74,7 +74,7 @@ final class WindowCache: Sendable {
         try db.execute(sql: "PRAGMA temp_store = MEMORY")
         db.add(transactionObserver: TransactionEnd(cache: self), extent: .databaseLifetime)
         db.add(function: DatabaseFunction(Self.functionName, argumentCount: 2, pure: false) { [self] values in
-            // A transaction's date is integer milliseconds; an allocation row's timestamp is text.
+            // Dates are integer milliseconds (text in a database from before schema v13).
             guard let id = String.fromDatabaseValue(values[0]) else { return nil }
             if let millis = Int64.fromDatabaseValue(values[1]) {
                 touch(id, date: Timestamp.format(milliseconds: millis))
@@ -83,14 +83,13 @@ final class WindowCache: Sendable {
             }
             return nil
         })
-        // Transactions are inserted by `SavingsDatabase.insertRow` and `ImportChunk` alone,
-        // which touch their asset themselves (`touching`), once for a bulk insert.
+        // Rows are inserted by `SavingsDatabase.insertRow`, `ImportChunk` and
+        // `HistoryTable.insert` alone, which touch their asset themselves (`touching`), once
+        // for a bulk insert.
         var sql = "CREATE TEMP TABLE \(Self.marker) (installed INTEGER);\n"
-        for (table, date, asset) in [("asset_transaction", "date", { (row: String) in "(SELECT id FROM main.asset_ref WHERE ref = \(row).asset)" }),
-                                     ("allocation_history", "timestamp", { (row: String) in "\(row).asset_id" })] {
-            let touch = { (row: String) in "SELECT \(Self.functionName)(\(asset(row)), \(row).\(date));" }
-            if table != "asset_transaction" {
-                sql += "CREATE TEMP TRIGGER \(table)_touch_insert AFTER INSERT ON main.\(table) BEGIN \(touch("NEW")) END;\n"
+        for (table, date) in [("asset_transaction", "date"), ("allocation_history", "timestamp")] {
+            let touch = { (row: String) in
+                "SELECT \(Self.functionName)((SELECT id FROM main.asset_ref WHERE ref = \(row).asset), \(row).\(date));"
             }
             sql += """
                 CREATE TEMP TRIGGER \(table)_touch_delete AFTER DELETE ON main.\(table) BEGIN \(touch("OLD")) END;

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SavingsCore
 @testable import SavingsStore
 
 @Suite struct StoreKeyTests {
@@ -20,22 +21,23 @@ import Testing
         }
     }
 
-    /// New transaction and history ids are version 7 UUIDs that sort by the time they were
-    /// made, so the primary-key index grows at its end.
-    @Test func timeOrderedIdsSortByTimeAndStayDistinct() throws {
-        let start = Date(timeIntervalSince1970: 1_790_000_000.123)
-        var previous = ""
-        var seen = Set<String>()
-        for step in 0..<2_000 {
-            let id = StoreKey.id(StoreKey.timeOrdered(at: start.addingTimeInterval(Double(step / 2) * 0.001)))
-            #expect(Array(id)[14] == "7", "version 7: \(id)")
-            #expect("89ab".contains(Array(id)[19]), "RFC 9562 variant: \(id)")
-            #expect(UUID(uuidString: id) != nil)
-            if step % 2 == 0 { #expect(id > previous, "a later millisecond sorts after: \(previous) \(id)") }
-            previous = id
-            seen.insert(id)
+    /// Rows stored by integer key derive their public ids from it, a tag byte per table: a
+    /// transaction's id never names a history row of the same ref, and ids of any other form
+    /// name no ref at all.
+    @Test func derivedIdsNameTheirTableAndRef() throws {
+        for ref: Int64 in [1, 2, 255, 256, 65_537, 1 << 40, (1 << 56) - 1] {
+            let transaction = TransactionID.derived(ref: ref), history = HistoryID.derived(ref: ref)
+            #expect(TransactionID.ref(transaction) == ref)
+            #expect(HistoryID.ref(history) == ref)
+            #expect(TransactionID.ref(history) == nil)
+            #expect(HistoryID.ref(transaction) == nil)
+            #expect(StoreKey.id(history).hasPrefix("73617664-0001-8000-80"), "\(StoreKey.id(history))")
+            #expect(try StoreKey.publicID(ref: ref, stored: nil, scheme: HistoryID.scheme) == history)
         }
-        #expect(seen.count == 2_000)
-        #expect(StoreKey.id(StoreKey.timeOrdered(at: start)).hasPrefix("01a0c450-6c7b-7"), "the first 48 bits are the Unix milliseconds")
+        #expect(StoreKey.id(TransactionID.derived(ref: 1)) == "73617664-0000-8000-8000-000000000001", "transaction ids are unchanged")
+        #expect(HistoryID.ref(HistoryID.derived(ref: 0)) == nil, "ref 0 is no row")
+        for text in ["0f8fad5b-d9cb-469f-a165-70867728950e", "018f2a6e-4444-7abc-8def-0123456789ab"] {
+            #expect(HistoryID.ref(UUID(uuidString: text)!) == nil)
+        }
     }
 }
