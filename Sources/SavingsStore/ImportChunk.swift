@@ -128,6 +128,7 @@ struct ImportChunk {
         var results: [Bool] = []
         results.reserveCapacity(entries.count)
         let rows = entries.indices.filter { present[$0] == nil }
+        var newest = Int64.min
         try WindowCache.touching(db, assetID: asset.id) {
             var inserted = Set<Int64>()
             var allWent = false
@@ -162,6 +163,7 @@ struct ImportChunk {
                 if went {
                     added.add(entry.row.amount, units: entry.row.units)
                     if earliest.map({ entry.milliseconds < $0 }) ?? true { earliest = entry.milliseconds }
+                    newest = max(newest, entry.milliseconds)
                     if !entry.contentKeyed, ExternalKeys.looksLikeContentKey(entry.key) { contentKeyTexts = true }
                     // A content key a file gave may be met again by a later row of this import.
                     if entry.contentKeyed, !entry.derived { newestBefore = .max }
@@ -171,7 +173,7 @@ struct ImportChunk {
             return earliest
         }
         for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
-        if !added.isZero { try SavingsDatabase.addToBalance(assetID: asset.id, amount: added.plainText, db) }
+        if newest > .min { try SavingsDatabase.addToBalance(assetID: asset.id, amount: added.plainText, newest: newest, db) }
         entries.removeAll(keepingCapacity: true)
     }
 

@@ -113,10 +113,12 @@ extension SavingsDatabase {
             var sums: [String: Decimal] = [:]
             let totals = try Row.fetchCursor(db.cachedStatement(sql: "SELECT asset_id, total FROM asset_balance"))
             while let row = try totals.next() { sums[row[0] as String] = try Amount.parse(row[1] as String) }
-            // Each account's own date range (CROSS JOIN keeps that order): one seek per account.
-            // The earliest of these rows is when the figures change next.
+            // Each account's own date range (CROSS JOIN keeps that order), of the accounts whose
+            // newest row is after now (schema v15): a seek for those alone, not for every account
+            // after every write. The earliest of these rows is when the figures change next.
             let later = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT r.id, t.amount, t.date FROM asset_ref r CROSS JOIN asset_transaction t ON t.asset = r.ref AND t.date > ?
+                SELECT r.id, t.amount, t.date FROM asset_balance b JOIN asset_ref r ON r.id = b.asset_id
+                 CROSS JOIN asset_transaction t ON t.asset = r.ref AND t.date > ?1 WHERE b.newest > ?1
                 """), arguments: [Timestamp.milliseconds(now)])
             var next: Int64?
             while let row = try later.next() {

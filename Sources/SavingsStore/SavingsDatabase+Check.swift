@@ -62,6 +62,11 @@ extension SavingsDatabase {
               LEFT JOIN asset_ref r ON r.ref = h.asset LEFT JOIN goal_ref g ON g.ref = h.goal
              WHERE r.id IS NULL OR g.id IS NULL OR r.id NOT IN (SELECT id FROM asset) OR g.id NOT IN (SELECT id FROM goal)
             """) { "\($0["kind"] as String) row for asset \($0["asset_id"] as String) and goal \($0["goal_id"] as String)" }
+        try invariant("each asset's newest date is at or after its newest transaction", """
+            SELECT r.id, b.newest, (SELECT MAX(date) FROM asset_transaction t WHERE t.asset = r.ref) AS last
+              FROM asset_ref r LEFT JOIN asset_balance b ON b.asset_id = r.id
+             WHERE last IS NOT NULL AND (b.newest IS NULL OR b.newest < last)
+            """) { "asset \($0["id"] as String): newest \(($0["newest"] as Int64?).map { Timestamp.format(milliseconds: $0) } ?? "none"), a transaction dated \(Timestamp.format(milliseconds: $0["last"]))" }
         try invariant("every asset and goal has its integer key", """
             SELECT 'asset' AS kind, id FROM asset WHERE id NOT IN (SELECT id FROM asset_ref)
             UNION ALL SELECT 'goal', id FROM goal WHERE id NOT IN (SELECT id FROM goal_ref)

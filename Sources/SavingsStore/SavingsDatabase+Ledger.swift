@@ -108,17 +108,18 @@ extension SavingsDatabase {
         }
         var row = transaction
         if !keepID { row.id = TransactionID.derived(ref: ref) }
-        try addToBalance(assetID: StoreKey.id(transaction.assetID), amount: amount, db)
+        try addToBalance(assetID: StoreKey.id(transaction.assetID), amount: amount, newest: date, db)
         return row
     }
 
-    /// Adds inserted transactions' sum to the asset's maintained total (deletes and updates
-    /// keep it by trigger).
-    static func addToBalance(assetID: String, amount: String, _ db: Database) throws {
+    /// Adds inserted transactions' sum to the asset's maintained total, and their newest date
+    /// to its newest (deletes and updates keep them by trigger).
+    static func addToBalance(assetID: String, amount: String, newest: Int64, _ db: Database) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO asset_balance (asset_id, total) VALUES (?, ?)
-            ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, excluded.total)
-            """).execute(arguments: [assetID, amount])
+            INSERT INTO asset_balance (asset_id, total, newest) VALUES (?, ?, ?)
+            ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, excluded.total),
+                                                newest = MAX(COALESCE(newest, excluded.newest), excluded.newest)
+            """).execute(arguments: [assetID, amount, newest])
     }
 
     /// The integer key of a stored asset (schema v12's `asset_ref`).

@@ -248,6 +248,24 @@ enum Schema {
         migrator.registerMigration(HistoryTable.migration) { db in
             try HistoryTable.migrate(db)
         }
+        migrator.registerMigration("v15-balance-newest") { db in
+            // Each asset's newest transaction date, at least (deletes leave it): the figures
+            // at "now" subtract the rows dated after now, and only an asset whose newest row
+            // is after now can have any, so the others need no look at their rows. Before,
+            // every figure after a write sought into every account's rows.
+            try db.execute(sql: """
+                ALTER TABLE asset_balance ADD COLUMN newest INTEGER;
+                UPDATE asset_balance SET newest = (SELECT MAX(t.date) FROM asset_transaction t
+                                                    WHERE t.asset = (SELECT ref FROM asset_ref WHERE id = asset_balance.asset_id));
+                DROP TRIGGER asset_balance_after_update;
+                CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset, date ON asset_transaction BEGIN
+                    UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
+                     WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
+                    INSERT INTO asset_balance (asset_id, total, newest) VALUES ((SELECT id FROM asset_ref WHERE ref = NEW.asset), NEW.amount, NEW.date)
+                    ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount), newest = MAX(COALESCE(newest, NEW.date), NEW.date);
+                END;
+                """)
+        }
         return migrator
     }
 

@@ -132,7 +132,9 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
             INSERT INTO asset_balance (asset_id, total) VALUES (NEW.asset_id, NEW.amount)
             ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount);
         END;
-        DELETE FROM grdb_migrations WHERE identifier IN ('v12-compact-transactions', 'v13-transactions-by-account', 'v14-history-by-integer-keys');
+        ALTER TABLE asset_balance DROP COLUMN newest;
+        DELETE FROM grdb_migrations WHERE identifier IN ('v12-compact-transactions', 'v13-transactions-by-account', 'v14-history-by-integer-keys',
+                                                         'v15-balance-newest');
         COMMIT;
         VACUUM;
         """)

@@ -113,7 +113,7 @@ import Testing
                 try TransactionTable.takeRefs(1, db), try Int64.fetchOne(db, sql: "SELECT ref FROM asset_ref"), "1", day,
                 TransactionKind(source: .import, contentKeyed: false).code, nil, home, "squatter", day, nil,
             ])
-            try SavingsDatabase.addToBalance(assetID: try String.fetchOne(db, sql: "SELECT id FROM asset")!, amount: "1", db)
+            try SavingsDatabase.addToBalance(assetID: try String.fetchOne(db, sql: "SELECT id FROM asset")!, amount: "1", newest: day, db)
         }
         let file = NSTemporaryDirectory() + "collide-\(UUID().uuidString).csv"
         try "date,amount,note,external_id\n2026-01-02,5,first,wanted\n".write(toFile: file, atomically: true, encoding: .utf8)
