@@ -230,8 +230,8 @@ public struct Valuation: Sendable {
 
     /// A goal's figures as `earlier` had them, when everything they come from is as it was:
     /// the goal, the assets funding it and the amounts they fund, the rates and which are stale.
-    private func unchanged(_ goal: Goal, in earlier: [UUID: GoalFigures]) -> GoalFigures? {
-        guard let known = earlier[goal.id], known.goal == goal else { return nil }
+    private func unchanged(_ goal: Goal, known: GoalFigures) -> GoalFigures? {
+        guard known.goal == goal else { return nil }
         let funding = fundingByGoal[goal.id] ?? []
         guard known.funding.count == funding.count else { return nil }
         for (old, new) in zip(known.funding, funding) where old.funded != new.funded || old.asset != portfolio.assets[new.asset] {
@@ -242,13 +242,30 @@ public struct Valuation: Sendable {
 
     /// Every active goal's figures. `earlier`: those of an earlier valuation, taken over for
     /// every goal whose inputs are as they were (after a deposit, all goals but those the asset
-    /// funds). The result is the same either way.
+    /// funds). The result is the same either way. The earlier figures are met in the same
+    /// order unless goals came or went (then they are looked up by id).
     public func activeGoals(reusing earlier: (valuation: Valuation, goals: [GoalFigures])? = nil) -> [GoalFigures] {
-        var known: [UUID: GoalFigures] = [:]
-        if let earlier, earlier.valuation.portfolio.rates == portfolio.rates, earlier.valuation.staleRates == staleRates {
-            known = Dictionary(earlier.goals.map { ($0.goal.id, $0) }, uniquingKeysWith: { first, _ in first })
+        guard let earlier, earlier.valuation.portfolio.rates == portfolio.rates, earlier.valuation.staleRates == staleRates else {
+            return portfolio.goals.filter { !$0.archived }.map(figures(for:))
         }
-        return portfolio.goals.filter { !$0.archived }.map { unchanged($0, in: known) ?? figures(for: $0) }
+        let previous = earlier.goals
+        var byID: [UUID: Int]?
+        var result: [GoalFigures] = []
+        result.reserveCapacity(previous.count)
+        for goal in portfolio.goals where !goal.archived {
+            let position = result.count
+            var known: GoalFigures?
+            if position < previous.count, previous[position].goal.id == goal.id {
+                known = previous[position]
+            } else {
+                if byID == nil {
+                    byID = Dictionary(previous.enumerated().map { ($1.goal.id, $0) }, uniquingKeysWith: { first, _ in first })
+                }
+                known = byID?[goal.id].map { previous[$0] }
+            }
+            result.append(known.flatMap { unchanged(goal, known: $0) } ?? figures(for: goal))
+        }
+        return result
     }
 
     /// `goals`: `activeGoals()` of this valuation, when already at hand.
@@ -257,14 +274,14 @@ public struct Valuation: Sendable {
         var goalsTotal = Decimal(0)
         let goals = goals ?? activeGoals()
         // Summed in each goal's currency, then converted once per currency.
-        var totals: [CurrencyCode: Decimal] = [:]
+        var sums: [CurrencyCode: RunningTotal] = [:]
         for figures in goals {
             if !figures.missingRates.isEmpty { missing.formUnion(figures.missingRates) }
             if !figures.staleRates.isEmpty { stale.formUnion(figures.staleRates) }
             // Totals are never negative: a currency counts once one of its goals holds something.
-            if figures.currentTotal > 0 { totals[figures.goal.currency, default: 0] += figures.currentTotal }
+            if figures.currentTotal > 0 { sums[figures.goal.currency, default: RunningTotal(0)].add(figures.currentTotal) }
         }
-        for (code, total) in totals.sorted(by: { $0.key.code < $1.key.code }) {
+        for (code, total) in sums.map({ ($0.key, $0.value.value) }).sorted(by: { $0.0.code < $1.0.code }) {
             if let conversion = conversion(from: code, to: currency) {
                 if portfolio.isStale(conversion) { stale.insert(RateTable.missingPair(code, currency)) }
                 goalsTotal += total * conversion.rate

@@ -194,4 +194,27 @@ import Testing
         #expect(!RunningTotal(1).isCovered(by: RunningTotal(-5)))
         #expect(RunningTotal(big).isCovered(by: total) && !total.isCovered(by: RunningTotal(big)))
     }
+
+    /// A Decimal's units read from its own fields agree with those read from its text, for
+    /// products and sums of every shape (signs, lengths of 1 to 8 words, trailing zeros, more
+    /// than 18 decimals, past 128 bits); on this platform that reading is the one used.
+    @Test func unitsFromTheDecimalAgreeWithItsText() throws {
+        #expect(RunningTotal.rawLayoutHolds, "Foundation's Decimal layout changed: figures fall back to reading text")
+        var generator = SeededGenerator(state: 11)
+        var values: [Decimal] = [0, 1, -1, .nan, Decimal(string: "1e30")!, Decimal(string: "1e-30")!, Decimal(string: "-0.00")!]
+        for _ in 0..<5_000 {
+            let digits = Int.random(in: 1...30, using: &generator), decimals = Int.random(in: 0...24, using: &generator)
+            var text = (0..<digits).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
+            if decimals < digits { text.insert(".", at: text.index(text.startIndex, offsetBy: digits - decimals)) }
+            if Bool.random(using: &generator) { text = "-" + text }
+            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { continue }
+            values.append(value)
+            values.append(value * Decimal(string: "1.0825")!)
+            values.append(value + Decimal(string: "0.000000000000000001")!)
+        }
+        for value in values {
+            #expect(value.isNaN ? RunningTotal.units(of: value) == nil : RunningTotal.rawAgreesWithText(value), "\(value)")
+            if let units = RunningTotal.units(of: value) { #expect(RunningTotal.decimal(units: units) == value, "\(value)") }
+        }
+    }
 }

@@ -167,10 +167,10 @@ enum ExecutionProgress {
         -> (planned: Decimal, contributed: Decimal, missing: Set<String>) {
         // Summed in each goal's own currency first, then converted once per currency: a
         // thousand goals in three currencies are three conversions, not two thousand.
-        var sums: [CurrencyCode: (planned: Decimal, contributed: Decimal)] = [:]
+        var sums: [CurrencyCode: (planned: RunningTotal, contributed: RunningTotal)] = [:]
         for line in lines {
-            sums[line.currency, default: (0, 0)].planned += line.planned
-            sums[line.currency, default: (0, 0)].contributed += line.contributed
+            sums[line.currency, default: (RunningTotal(0), RunningTotal(0))].planned.add(line.planned)
+            sums[line.currency, default: (RunningTotal(0), RunningTotal(0))].contributed.add(line.contributed)
         }
         var planned = Decimal(0), contributed = Decimal(0)
         var missing = Set<String>()
@@ -179,8 +179,8 @@ enum ExecutionProgress {
                 missing.insert(RateTable.missingPair(code, currency))
                 continue
             }
-            planned += sum.planned * conversion.rate
-            contributed += sum.contributed * conversion.rate
+            planned += sum.planned.value * conversion.rate
+            contributed += sum.contributed.value * conversion.rate
         }
         return (planned, contributed, missing)
     }
