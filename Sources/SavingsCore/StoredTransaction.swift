@@ -39,7 +39,7 @@ public struct StoredTransaction: Sendable, Equatable {
 /// time-ordered (version 7) ids never take this form, so the ids of rows from before keep
 /// naming their own rows.
 public struct DerivedID: Sendable {
-    /// The table byte: 0 transactions (schema v12), 1 allocation history (schema v14).
+    /// The table byte: 0 transactions (schema v12), 1 allocation history (v14), 2 monthly plans (v16).
     public let tag: UInt8
 
     public func derived(ref: Int64) -> UUID {
@@ -72,6 +72,13 @@ public enum TransactionID {
 /// Allocation-history rows' public ids (schema v14 on).
 public enum HistoryID {
     public static let scheme = DerivedID(tag: 1)
+    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
+    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
+}
+
+/// Monthly plans' public ids (schema v16 on).
+public enum PlanID {
+    public static let scheme = DerivedID(tag: 2)
     public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
     public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
 }

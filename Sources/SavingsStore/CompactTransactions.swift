@@ -135,6 +135,13 @@ enum CompactTransactions {
         DatabaseFunction("derived_history_ref", argumentCount: 1, pure: true) { values in
             String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(HistoryID.ref)
         },
+        DatabaseFunction("public_plan_id", argumentCount: 2, pure: true) { values in
+            guard let ref = Int64.fromDatabaseValue(values[0]) else { return nil }
+            return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1]), scheme: PlanID.scheme))
+        },
+        DatabaseFunction("derived_plan_ref", argumentCount: 1, pure: true) { values in
+            String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(PlanID.ref)
+        },
         DatabaseFunction("external_key", argumentCount: 1, pure: true) { values in
             String.fromDatabaseValue(values[0]).map(ExternalKeys.home)
         },

@@ -124,6 +124,7 @@ enum HistoryTable {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO allocation_history (ref, asset, goal, amount, timestamp, created_at, month_label, uuid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        // New rows take their refs in one step.
         var next = keepIDs ? 0 : try RefCounter.take(entries.count, "history_counter", db)
         var stored = entries
         try WindowCache.touching(db, assetID: StoreKey.id(first.assetID)) {
@@ -131,18 +132,13 @@ enum HistoryTable {
             for index in stored.indices {
                 let entry = stored[index]
                 let ref: Int64, uuid: Data?
-                if !keepIDs {
+                if keepIDs {
+                    (ref, uuid, _) = try RefCounter.place(entry.id, keepID: true, scheme: HistoryID.scheme, "history_counter", db)
+                } else {
                     ref = next
                     next += 1
                     uuid = nil
                     stored[index].id = HistoryID.derived(ref: ref)
-                } else if let derived = HistoryID.ref(entry.id) {
-                    ref = derived
-                    uuid = nil
-                    try RefCounter.pass(derived, "history_counter", db)
-                } else {
-                    ref = try RefCounter.take(1, "history_counter", db)
-                    uuid = StoreKey.bytes(entry.id)
                 }
                 let timestamp = Timestamp.milliseconds(entry.timestamp)
                 earliest = min(earliest, timestamp)

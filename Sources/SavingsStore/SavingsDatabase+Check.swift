@@ -52,7 +52,8 @@ extension SavingsDatabase {
             invariants.append(.init(name: name, problems: problems))
         }
         try invariant("one plan per goal and month", """
-            SELECT goal_id, month_label, COUNT(*) AS n FROM monthly_plan GROUP BY goal_id, month_label HAVING n > 1
+            SELECT COALESCE(g.id, 'ref ' || p.goal) AS goal_id, p.month_label, COUNT(*) AS n FROM monthly_plan p
+              LEFT JOIN goal_ref g ON g.ref = p.goal GROUP BY p.goal, p.month_label HAVING n > 1 OR g.id IS NULL
             """) { "goal \($0["goal_id"] as String) has \($0["n"] as Int) plans for \($0["month_label"] as String)" }
         try invariant("allocations have their goal and asset", """
             SELECT 'allocation' AS kind, asset_id, goal_id FROM allocation
@@ -75,7 +76,7 @@ extension SavingsDatabase {
             SELECT e.month_label, 'has no frozen result' AS problem FROM execution_record e
              WHERE e.status = 'closed' AND (e.completed IS NULL OR e.completed_at IS NULL)
             UNION ALL
-            SELECT p.month_label, 'has a plan of goal ' || p.goal_id || ' in state ' || p.state FROM monthly_plan p
+            SELECT p.month_label, 'has a plan of goal ' || (SELECT id FROM goal_ref WHERE ref = p.goal) || ' in state ' || p.state FROM monthly_plan p
               JOIN execution_record e ON e.month_label = p.month_label
              WHERE e.status = 'closed' AND p.state <> 'completed'
             """) { "\($0["month_label"] as String) \($0["problem"] as String)" }

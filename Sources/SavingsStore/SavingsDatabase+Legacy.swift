@@ -84,21 +84,22 @@ extension SavingsDatabase {
                         """, arguments: [asset, goal, Amount.plainText(allocation.amount), stamp, Amount.plainText(allocation.legacyPercentage)])
                 }
                 for monthlyPlan in plan.plans {
-                    let fresh = try !exists("SELECT 1 FROM monthly_plan WHERE id = ? OR (goal_id = ? AND month_label = ?)",
-                                            [StoreKey.id(monthlyPlan.id), StoreKey.id(monthlyPlan.goalID), monthlyPlan.month.description])
-                    if fresh { try PlanRecord(monthlyPlan).insert(db) }
+                    let fresh = try PlanTable.ref(of: monthlyPlan.id, db) == nil && !exists("""
+                        SELECT 1 FROM monthly_plan WHERE goal = (SELECT ref FROM goal_ref WHERE id = ?) AND month_label = ?
+                        """, [StoreKey.id(monthlyPlan.goalID), monthlyPlan.month.description])
+                    if fresh { try PlanTable.insert(monthlyPlan, keepID: true, db) }
                     count("plans", fresh)
                 }
                 for contribution in plan.contributions {
                     let fresh = try !exists("SELECT 1 FROM legacy_contribution WHERE id = ?", [StoreKey.id(contribution.id)])
                     count("legacy_contributions", fresh)
                     guard fresh else { continue }
-                    let planExists = try exists("SELECT 1 FROM monthly_plan WHERE id = ?", [StoreKey.id(contribution.planID)])
+                    let planRef = try PlanTable.ref(of: contribution.planID, db)
                     try db.execute(sql: """
-                        INSERT INTO legacy_contribution (id, goal_id, asset_id, plan_id, amount, currency, date, month_label, source_type, created_at)
+                        INSERT INTO legacy_contribution (id, goal_id, asset_id, plan_ref, amount, currency, date, month_label, source_type, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [StoreKey.id(contribution.id), StoreKey.id(contribution.goalID), contribution.assetID.map(StoreKey.id),
-                                         planExists ? StoreKey.id(contribution.planID) : nil, Amount.plainText(contribution.amount),
+                                         planRef, Amount.plainText(contribution.amount),
                                          contribution.currency.code, Timestamp.format(contribution.date), contribution.month.description,
                                          contribution.sourceType, stamp])
                 }

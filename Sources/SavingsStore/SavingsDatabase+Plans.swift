@@ -32,7 +32,7 @@ extension SavingsDatabase {
         try await read { db in
             try GoalRecord.fetchAll(db, sql: """
                 SELECT * FROM goal WHERE archived = 0
-                AND id NOT IN (SELECT goal_id FROM monthly_plan WHERE month_label = ?)
+                AND id NOT IN (SELECT g.id FROM monthly_plan p JOIN goal_ref g ON g.ref = p.goal WHERE p.month_label = ?)
                 ORDER BY name_key
                 """, arguments: [month.description]).map { try $0.goal() }
         }
@@ -47,16 +47,16 @@ extension SavingsDatabase {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await write { db in
             var created: [UUID] = []
-            let existing = Set(try String.fetchAll(db, sql: "SELECT goal_id FROM monthly_plan WHERE month_label = ?",
-                                                   arguments: [month.description]))
+            let existing = Set(try String.fetchAll(db, sql: """
+                SELECT g.id FROM monthly_plan p JOIN goal_ref g ON g.ref = p.goal WHERE p.month_label = ?
+                """, arguments: [month.description]))
             for record in try GoalRecord.filter(GoalRecord.Columns.archived == false).fetchAll(db) where !existing.contains(record.id) {
                 let goal = try record.goal()
                 guard let requirement = requirements[goal.id] else { continue }
                 let plan = MonthlyPlan(id: UUID(), goalID: goal.id, month: month, currency: goal.currency, requirement: requirement,
                                        state: .draft, customAmount: nil, isProtected: false, isSkipped: false, needsReview: false,
                                        createdAt: now, updatedAt: now)
-                try PlanRecord(plan).insert(db)
-                created.append(plan.id)
+                created.append(try PlanTable.insert(plan, keepID: false, db).id)
             }
             return (try Self.plans(month: month, db), created)
         }
@@ -80,7 +80,7 @@ extension SavingsDatabase {
             try change(&plan)
             if plan != before {
                 plan.updatedAt = now
-                try PlanRecord(plan).update(db)
+                try PlanTable.update(plan, db)
             }
             return plan
         }
@@ -89,18 +89,16 @@ extension SavingsDatabase {
     /// Drafts of months before `current`, oldest first, one page at a time.
     public func stalePlans(current: MonthLabel, offset: Int, limit: Int) async throws -> (items: [MonthlyPlan], total: Int) {
         try await read { db in
-            let request = Self.staleDrafts(current: current)
-            let total = try request.fetchCount(db)
-            let items = try request.order(Column("month_label"), Column("created_at"), Column("id"))
-                .limit(limit, offset: offset).fetchAll(db).map { try $0.plan() }
+            let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM monthly_plan p WHERE \(Self.staleDraftsSQL)"),
+                                         arguments: [current.description]) ?? 0
+            let items = try PlanRecord.fetchAll(where: Self.staleDraftsSQL, order: "p.month_label, p.created_at, p.ref", limit: "LIMIT ? OFFSET ?",
+                                                arguments: [current.description, limit, offset], db).map { try $0.plan() }
             return (items, total)
         }
     }
 
-    /// Drafts of months before `current` (an index by state, then month, finds them alone).
-    static func staleDrafts(current: MonthLabel) -> QueryInterfaceRequest<PlanRecord> {
-        PlanRecord.filter(Column("state") == "draft" && Column("month_label") < current.description)
-    }
+    /// SQL: drafts of months before the month given (an index by state, then month, finds them alone).
+    static let staleDraftsSQL = "p.state = 'draft' AND p.month_label < ?"
 
     /// Resolves a stale draft; anything else is `invalid_state`. Returns the plan (nil once deleted).
     public func resolveStale(_ id: String, action: StaleAction, current: MonthLabel, now: Date) async throws -> MonthlyPlan? {
@@ -113,7 +111,7 @@ extension SavingsDatabase {
             }
             switch action {
             case .delete:
-                try record.delete(db)
+                try db.execute(sql: "DELETE FROM monthly_plan WHERE ref = ?", arguments: [record.ref])
                 return nil
             case .complete:
                 plan.state = .completed
@@ -124,7 +122,7 @@ extension SavingsDatabase {
             }
             plan.needsReview = false
             plan.updatedAt = now
-            try PlanRecord(plan).update(db)
+            try PlanTable.update(plan, db)
             return plan
         }
     }
@@ -143,21 +141,20 @@ extension SavingsDatabase {
     }
 
     static func plans(month: MonthLabel, _ db: Database) throws -> [MonthlyPlan] {
-        try PlanRecord.filter(Column("month_label") == month.description).order(Column("created_at"), Column("id"))
-            .fetchAll(db).map { try $0.plan() }
+        try PlanRecord.fetchAll(where: "p.month_label = ?", arguments: [month.description], db).map { try $0.plan() }
     }
 
     static func resolvePlan(_ reference: PlanReference, _ db: Database) throws -> PlanRecord {
         switch reference {
         case .id(let id):
-            guard let uuid = UUID(uuidString: id), let record = try PlanRecord.fetchOne(db, key: StoreKey.id(uuid)) else {
+            guard let uuid = UUID(uuidString: id), let record = try PlanRecord.fetchOne(publicID: uuid, db) else {
                 throw DomainError.notFound("plan", id)
             }
             return record
         case .goal(let goal, let month):
             let goalID = try resolveGoal(goal, db).id
-            guard let record = try PlanRecord.filter(Column("goal_id") == goalID && Column("month_label") == month.description)
-                .fetchOne(db) else {
+            guard let record = try PlanRecord.fetchAll(where: "p.goal = (SELECT ref FROM goal_ref WHERE id = ?) AND p.month_label = ?",
+                                                       arguments: [goalID, month.description], db).first else {
                 throw DomainError.notFound("plan", "\(goal) \(month)")
             }
             return record

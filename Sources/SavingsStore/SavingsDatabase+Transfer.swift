@@ -28,7 +28,7 @@ extension SavingsDatabase {
         ("allocations", "allocation", "asset_id, goal_id"),
         ("allocation_history", "allocation_history", "ref"),
         ("contributions", "contribution", "rowid"),
-        ("plans", "monthly_plan", "month_label, goal_id"),
+        ("plans", "monthly_plan", "month_label, goal"),
         ("execution_records", "execution_record", "month_label"),
         ("legacy_contributions", "legacy_contribution", "date, id"),
         ("legacy_archive", "legacy_archive", "kind, legacy_id"),
@@ -124,6 +124,8 @@ extension SavingsDatabase {
                             try Self.restoreTransaction(row, place: place, db)
                         } else if section == "allocation_history" {
                             try Self.restoreHistory(row, place: place, db)
+                        } else if section == "plans" {
+                            try Self.restorePlan(row, values: Dictionary(uniqueKeysWithValues: zip(names, values)), place: place, db)
                         } else {
                             // A contribution's transaction_id and history_id are each looked up twice (a derived ref, stored bytes).
                             let arguments = zip(names, values).flatMap { name, value in Self.refSQL[name] == nil ? [value] : [value, value] }
@@ -175,7 +177,7 @@ extension SavingsDatabase {
                 case "deadline", "start_date": _ = try CalendarDate(parsing: text, field: field)
                 case "month_label": _ = try MonthLabel(parsing: text, field: field)
                 case "currency", "base", "quote": _ = try CurrencyCode(text, field: field)
-                case "id" where table != "rate", "goal_id", "asset_id", "transaction_id", "history_id":
+                case "id" where table != "rate", "goal_id", "asset_id", "transaction_id", "history_id", "plan_id":
                     guard UUID(uuidString: text) != nil else { throw DomainError.invalidField(field, "'\(text)' is not an id") }
                 default: break
                 }
@@ -195,6 +197,17 @@ extension SavingsDatabase {
             "SELECT \(TransactionTable.columns) FROM \(TransactionTable.from) ORDER BY t.ref"
         case "allocation_history":
             "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) ORDER BY h.ref"
+        case "plans":
+            """
+            SELECT public_plan_id(p.ref, p.uuid) AS id, \(PlanTable.valueColumns.map { $0 == "goal_id" ? "g.id AS goal_id" : "p." + $0 }.joined(separator: ", "))
+              FROM monthly_plan p JOIN goal_ref g ON g.ref = p.goal ORDER BY p.month_label, g.id
+            """
+        case "legacy_contributions":
+            """
+            SELECT l.id, l.goal_id, l.asset_id, CASE WHEN p.ref IS NULL THEN NULL ELSE public_plan_id(p.ref, p.uuid) END AS plan_id,
+                   l.amount, l.currency, l.date, l.month_label, l.source_type, l.created_at
+              FROM legacy_contribution l LEFT JOIN monthly_plan p ON p.ref = l.plan_ref ORDER BY l.date, l.id
+            """
         case "contributions":
             """
             SELECT c.id, c.goal_id, c.asset_id, CASE WHEN t.ref IS NULL THEN NULL ELSE public_id(t.ref, t.uuid) END AS transaction_id,
@@ -212,13 +225,16 @@ extension SavingsDatabase {
         switch section {
         case "transactions": ["id", "asset_id", "amount", "date", "source", "note", "external_id", "created_at"]
         case "allocation_history": ["id", "asset_id", "goal_id", "amount", "timestamp", "created_at", "month_label"]
-        case "contributions":
-            Set(try db.columns(in: table).map { ["transaction_ref": "transaction_id", "history_ref": "history_id"][$0.name] ?? $0.name })
+        case "plans": Set(["id"] + PlanTable.valueColumns)
+        case "contributions", "legacy_contributions": Set(try db.columns(in: table).map { storedToDocument[$0.name] ?? $0.name })
         default: Set(try db.columns(in: table).map(\.name))
         }
     }
 
-    static func storedColumn(_ name: String) -> String { ["transaction_id": "transaction_ref", "history_id": "history_ref"][name] ?? name }
+    /// The integer-key columns a document gives as public ids.
+    static let storedToDocument = ["transaction_ref": "transaction_id", "history_ref": "history_id", "plan_ref": "plan_id"]
+
+    static func storedColumn(_ name: String) -> String { storedToDocument.first { $0.value == name }?.key ?? name }
 
     /// A contribution's transaction and history row, by their public ids: a ref derived from
     /// the id, else the row's stored bytes.
@@ -231,7 +247,21 @@ extension SavingsDatabase {
             (SELECT ref FROM allocation_history WHERE ref = derived_history_ref(?) AND uuid IS NULL
              UNION ALL SELECT ref FROM allocation_history WHERE uuid = uuid_blob(?) LIMIT 1)
             """,
+        "plan_id": """
+            (SELECT ref FROM monthly_plan WHERE ref = derived_plan_ref(?) AND uuid IS NULL
+             UNION ALL SELECT ref FROM monthly_plan WHERE uuid = uuid_blob(?) LIMIT 1)
+            """,
     ]
+
+    /// Writes a plan of a document: at the ref its id was derived from, or keeping its id.
+    static func restorePlan(_ row: TransferRow, values: [String: (any DatabaseValueConvertible)?], place: String, _ db: Database) throws {
+        guard case .text(let text)? = row["id"], let id = UUID(uuidString: text) else {
+            throw DomainError.invalidField("document", "\(place).id: missing, or not an id")
+        }
+        if try PlanTable.ref(of: id, db) != nil { throw DomainError.invalidField("document", "\(place): id \(text) appears twice") }
+        let spot = try RefCounter.place(id, keepID: true, scheme: PlanID.scheme, "plan_counter", db)
+        try PlanTable.insertRow(ref: spot.ref, uuid: spot.uuid, PlanTable.valueColumns.map { values[$0] ?? nil }, db)
+    }
 
     static func documentRow(_ record: HistoryRecord) throws -> TransferRow {
         ["id": .text(StoreKey.id(try record.publicID)), "asset_id": .text(record.assetID), "goal_id": .text(record.goalID),

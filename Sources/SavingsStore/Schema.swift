@@ -266,6 +266,9 @@ enum Schema {
                 END;
                 """)
         }
+        migrator.registerMigration(PlanTable.migration) { db in
+            try PlanTable.migrate(db)
+        }
         return migrator
     }
 

@@ -114,6 +114,19 @@ enum RefCounter {
     static func pass(_ ref: Int64, _ counter: String, _ db: Database) throws {
         try db.cachedStatement(sql: "UPDATE \(counter) SET last = MAX(last, ?)").execute(arguments: [ref])
     }
+
+    /// Where a row whose public id is `id` goes: a new row (not `keepID`) at the next ref, under
+    /// the id derived from it; a row keeping its id at the ref that id was derived from, or at
+    /// the next ref with the id's 16 bytes in `uuid`.
+    static func place(_ id: UUID, keepID: Bool, scheme: DerivedID, _ counter: String,
+                      _ db: Database) throws -> (ref: Int64, uuid: Data?, id: UUID) {
+        if keepID, let derived = scheme.ref(id) {
+            try pass(derived, counter, db)
+            return (derived, nil, id)
+        }
+        let ref = try take(1, counter, db)
+        return keepID ? (ref, StoreKey.bytes(id), id) : (ref, nil, scheme.derived(ref: ref))
+    }
 }
 
 /// The `kind` column: a row's source and whether its idempotency key is its own content

@@ -76,14 +76,58 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
             month_label TEXT NOT NULL
         );
         INSERT INTO history_v11
-            SELECT CASE WHEN h.uuid IS NULL THEN printf('73617664-0001-8000-80%02x-%012x', (h.ref >> 48) & 255, h.ref & 281474976710655)
-                        ELSE lower(substr(hex(h.uuid), 1, 8) || '-' || substr(hex(h.uuid), 9, 4) || '-' || substr(hex(h.uuid), 13, 4) || '-'
-                                   || substr(hex(h.uuid), 17, 4) || '-' || substr(hex(h.uuid), 21, 12)) END,
+            SELECT \(publicIDSQL(tag: 1, ref: "h.ref", uuid: "h.uuid")),
                    r.id, g.id, h.amount,
                    strftime('%Y-%m-%dT%H:%M:%S', h.timestamp / 1000, 'unixepoch') || printf('.%03dZ', h.timestamp % 1000),
                    strftime('%Y-%m-%dT%H:%M:%S', h.created_at / 1000, 'unixepoch') || printf('.%03dZ', h.created_at % 1000),
                    h.month_label
               FROM allocation_history h JOIN asset_ref r ON r.ref = h.asset JOIN goal_ref g ON g.ref = h.goal ORDER BY h.ref;
+        CREATE TABLE plan_v11 (
+            id TEXT PRIMARY KEY NOT NULL,
+            goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
+            month_label TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            required_monthly TEXT NOT NULL,
+            remaining_amount TEXT NOT NULL,
+            months_remaining INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('on_track', 'attention', 'critical', 'completed')),
+            state TEXT NOT NULL CHECK (state IN ('draft', 'executing', 'completed')),
+            custom_amount TEXT,
+            is_protected INTEGER NOT NULL DEFAULT 0,
+            is_skipped INTEGER NOT NULL DEFAULT 0,
+            needs_review INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (goal_id, month_label)
+        );
+        INSERT INTO plan_v11
+            SELECT \(publicIDSQL(tag: 2, ref: "p.ref", uuid: "p.uuid")), g.id, p.month_label, p.currency, p.required_monthly, p.remaining_amount,
+                   p.months_remaining, p.status, p.state, p.custom_amount, p.is_protected, p.is_skipped, p.needs_review, p.created_at, p.updated_at
+              FROM monthly_plan p JOIN goal_ref g ON g.ref = p.goal ORDER BY p.ref;
+        CREATE TABLE legacy_v11 (
+            id TEXT PRIMARY KEY NOT NULL,
+            goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
+            asset_id TEXT REFERENCES asset(id) ON DELETE SET NULL,
+            plan_id TEXT REFERENCES monthly_plan(id) ON DELETE SET NULL,
+            amount TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            date TEXT NOT NULL,
+            month_label TEXT NOT NULL,
+            source_type TEXT,
+            created_at TEXT NOT NULL
+        );
+        INSERT INTO legacy_v11
+            SELECT l.id, l.goal_id, l.asset_id, CASE WHEN p.ref IS NULL THEN NULL ELSE \(publicIDSQL(tag: 2, ref: "p.ref", uuid: "p.uuid")) END,
+                   l.amount, l.currency, l.date, l.month_label, l.source_type, l.created_at
+              FROM legacy_contribution l LEFT JOIN monthly_plan p ON p.ref = l.plan_ref ORDER BY l.rowid;
+        DROP TABLE legacy_contribution;
+        DROP TABLE monthly_plan;
+        DROP TABLE plan_counter;
+        ALTER TABLE plan_v11 RENAME TO monthly_plan;
+        ALTER TABLE legacy_v11 RENAME TO legacy_contribution;
+        CREATE INDEX monthly_plan_by_month ON monthly_plan(month_label, state);
+        CREATE INDEX monthly_plan_by_state ON monthly_plan(state, month_label);
+        CREATE INDEX legacy_contribution_by_goal ON legacy_contribution(goal_id, month_label);
         DROP TABLE allocation_history;
         DROP TABLE history_counter;
         DROP TRIGGER goal_ref_after_insert;
@@ -134,11 +178,21 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
         END;
         ALTER TABLE asset_balance DROP COLUMN newest;
         DELETE FROM grdb_migrations WHERE identifier IN ('v12-compact-transactions', 'v13-transactions-by-account', 'v14-history-by-integer-keys',
-                                                         'v15-balance-newest');
+                                                         'v15-balance-newest', 'v16-plans-by-integer-keys');
         COMMIT;
         VACUUM;
         """)
     try? FileManager.default.removeItem(atPath: staged)
+}
+
+/// SQL for a row's public id (`DerivedID`): its 16 stored bytes as text, or the id its ref
+/// derives with the table's tag byte.
+func publicIDSQL(tag: Int, ref: String, uuid: String) -> String {
+    """
+    CASE WHEN \(uuid) IS NULL THEN printf('73617664-00%02x-8000-80%02x-%012x', \(tag), (\(ref) >> 48) & 255, \(ref) & 281474976710655)
+         ELSE lower(substr(hex(\(uuid)), 1, 8) || '-' || substr(hex(\(uuid)), 9, 4) || '-' || substr(hex(\(uuid)), 13, 4) || '-'
+                    || substr(hex(\(uuid)), 17, 4) || '-' || substr(hex(\(uuid)), 21, 12)) END
+    """
 }
 
 /// `page_count × page_size` of a database (what its pages take, without the WAL).

@@ -140,13 +140,11 @@ import Testing
     /// month, so they touch the drafts alone rather than every plan of every past month.
     @Test func staleDraftsAreFoundThroughTheirIndex() async throws {
         let database = try SavingsDatabase.inMemory()
-        let request = SavingsDatabase.staleDrafts(current: try MonthLabel(parsing: "2026-11"))
         let plans = try await database.writer.read { db in
-            let page = try request.order(Column("month_label"), Column("created_at"), Column("id")).limit(1).makePreparedRequest(db).statement
-            let count = try request.select(count(Column("id"))).makePreparedRequest(db).statement
-            return try [page, count].map { statement in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
-            }
+            try [
+                "SELECT \(PlanRecord.columns) FROM \(PlanRecord.from) WHERE \(SavingsDatabase.staleDraftsSQL) ORDER BY p.month_label, p.created_at, p.ref LIMIT 1",
+                "SELECT COUNT(*) FROM monthly_plan p WHERE \(SavingsDatabase.staleDraftsSQL)",
+            ].map { sql in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["2026-11"]).map { $0["detail"] as String } }
         }
         for plan in plans {
             #expect(plan.contains { $0.contains("USING") && $0.contains("INDEX monthly_plan_by_state (state=? AND month_label<?)") }, "\(plan)")
