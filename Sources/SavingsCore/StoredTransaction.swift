@@ -39,7 +39,8 @@ public struct StoredTransaction: Sendable, Equatable {
 /// time-ordered (version 7) ids never take this form, so the ids of rows from before keep
 /// naming their own rows.
 public struct DerivedID: Sendable {
-    /// The table byte: 0 transactions (schema v12), 1 allocation history (v14), 2 monthly plans (v16).
+    /// The table byte: 0 transactions (schema v12), 1 allocation history (v14), 2 monthly plans (v16),
+    /// 3 contributions (v17).
     public let tag: UInt8
 
     public func derived(ref: Int64) -> UUID {
@@ -79,6 +80,13 @@ public enum HistoryID {
 /// Monthly plans' public ids (schema v16 on).
 public enum PlanID {
     public static let scheme = DerivedID(tag: 2)
+    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
+    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
+}
+
+/// Contributions' public ids (schema v17 on).
+public enum ContributionID {
+    public static let scheme = DerivedID(tag: 3)
     public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
     public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
 }

@@ -139,6 +139,10 @@ enum CompactTransactions {
             guard let ref = Int64.fromDatabaseValue(values[0]) else { return nil }
             return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1]), scheme: PlanID.scheme))
         },
+        DatabaseFunction("public_contribution_id", argumentCount: 2, pure: true) { values in
+            guard let ref = Int64.fromDatabaseValue(values[0]) else { return nil }
+            return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1]), scheme: ContributionID.scheme))
+        },
         DatabaseFunction("derived_plan_ref", argumentCount: 1, pure: true) { values in
             String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(PlanID.ref)
         },

@@ -180,29 +180,6 @@ struct RateRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
-struct ContributionRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "contribution"
-    var id: String
-    var goalID: String
-    var assetID: String
-    var transactionRef: Int64?
-    var historyRef: Int64?
-    var amount: String
-    var date: String
-    var createdAt: String
-    var undoneAt: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, amount, date
-        case goalID = "goal_id"
-        case assetID = "asset_id"
-        case transactionRef = "transaction_ref"
-        case historyRef = "history_ref"
-        case createdAt = "created_at"
-        case undoneAt = "undone_at"
-    }
-}
-
 extension AllocationRecord {
     /// Read by column name (the portfolio reads every allocation after each write; Decodable is slower).
     init(row: Row) throws {

@@ -31,11 +31,10 @@ extension SavingsDatabase {
                                  createdAt: now), autoAllocate: false, now: now, timeZone: timeZone, db)
             let historyID = try Self.applyAllocationDelta(assetID: asset.id, goalID: goal.id, delta: amount, at: date, now: now,
                                                           timeZone: timeZone, db)
-            let id = UUID()
-            try ContributionRecord(id: StoreKey.id(id), goalID: StoreKey.id(goal.id), assetID: StoreKey.id(asset.id),
-                                   transactionRef: TransactionID.ref(transaction.id), historyRef: HistoryID.ref(historyID),
-                                   amount: Amount.plainText(amount), date: Timestamp.format(date), createdAt: Timestamp.format(now),
-                                   undoneAt: nil).insert(db)
+            let id = try ContributionTable.insert(
+                id: UUID(), keepID: false, goalID: StoreKey.id(goal.id), assetID: StoreKey.id(asset.id),
+                transaction: ("?", [TransactionID.ref(transaction.id)]), history: ("?", [HistoryID.ref(historyID)]),
+                amount: Amount.plainText(amount), date: Timestamp.format(date), createdAt: Timestamp.format(now), undoneAt: nil, db)
             return Contribution(id: id, goal: goal, asset: asset, assetCreated: created, transaction: transaction)
         }
     }
@@ -44,7 +43,7 @@ extension SavingsDatabase {
     public func undoContribution(_ id: String, undoWindow: TimeInterval, now: Date) async throws -> Goal {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await write { db in
-            guard let uuid = UUID(uuidString: id), var record = try ContributionRecord.fetchOne(db, key: StoreKey.id(uuid)) else {
+            guard let uuid = UUID(uuidString: id), let record = try ContributionRecord.fetchOne(publicID: uuid, db) else {
                 throw DomainError.notFound("contribution", id)
             }
             guard record.undoneAt == nil else { throw DomainError(.invalidState, "contribution \(id) was already undone") }
@@ -69,10 +68,8 @@ extension SavingsDatabase {
                 try Self.syncAllocation(assetID: entry.assetID, goalID: entry.goalID, now: now, db)
             }
             // Both parts are gone; the record keeps its amount, date and when it was undone.
-            record.transactionRef = nil
-            record.historyRef = nil
-            record.undoneAt = Timestamp.format(now)
-            try record.update(db)
+            try db.execute(sql: "UPDATE contribution SET transaction_ref = NULL, history_ref = NULL, undone_at = ? WHERE ref = ?",
+                           arguments: [Timestamp.format(now), record.ref])
             return try Self.resolveGoal(record.goalID, db).goal()
         }
     }

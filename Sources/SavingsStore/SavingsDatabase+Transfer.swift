@@ -27,7 +27,7 @@ extension SavingsDatabase {
         ("transactions", "asset_transaction", "ref"),
         ("allocations", "allocation", "asset_id, goal_id"),
         ("allocation_history", "allocation_history", "ref"),
-        ("contributions", "contribution", "rowid"),
+        ("contributions", "contribution", "ref"),
         ("plans", "monthly_plan", "month_label, goal"),
         ("execution_records", "execution_record", "month_label"),
         ("legacy_contributions", "legacy_contribution", "date, id"),
@@ -124,6 +124,8 @@ extension SavingsDatabase {
                             try Self.restoreTransaction(row, place: place, db)
                         } else if section == "allocation_history" {
                             try Self.restoreHistory(row, place: place, db)
+                        } else if section == "contributions" {
+                            try Self.restoreContribution(Dictionary(uniqueKeysWithValues: zip(names, values)), place: place, db)
                         } else if section == "plans" {
                             try Self.restorePlan(row, values: Dictionary(uniqueKeysWithValues: zip(names, values)), place: place, db)
                         } else {
@@ -209,13 +211,7 @@ extension SavingsDatabase {
               FROM legacy_contribution l LEFT JOIN monthly_plan p ON p.ref = l.plan_ref ORDER BY l.date, l.id
             """
         case "contributions":
-            """
-            SELECT c.id, c.goal_id, c.asset_id, CASE WHEN t.ref IS NULL THEN NULL ELSE public_id(t.ref, t.uuid) END AS transaction_id,
-                   CASE WHEN h.ref IS NULL THEN NULL ELSE public_history_id(h.ref, h.uuid) END AS history_id,
-                   c.amount, c.date, c.created_at, c.undone_at
-              FROM contribution c LEFT JOIN asset_transaction t ON t.ref = c.transaction_ref
-              LEFT JOIN allocation_history h ON h.ref = c.history_ref ORDER BY c.rowid
-            """
+            ContributionTable.documentSQL
         default:
             "SELECT * FROM \(table) ORDER BY \(order)"
         }
@@ -226,7 +222,8 @@ extension SavingsDatabase {
         case "transactions": ["id", "asset_id", "amount", "date", "source", "note", "external_id", "created_at"]
         case "allocation_history": ["id", "asset_id", "goal_id", "amount", "timestamp", "created_at", "month_label"]
         case "plans": Set(["id"] + PlanTable.valueColumns)
-        case "contributions", "legacy_contributions": Set(try db.columns(in: table).map { storedToDocument[$0.name] ?? $0.name })
+        case "contributions": Set(ContributionTable.documentColumns)
+        case "legacy_contributions": Set(try db.columns(in: table).map { storedToDocument[$0.name] ?? $0.name })
         default: Set(try db.columns(in: table).map(\.name))
         }
     }
@@ -252,6 +249,27 @@ extension SavingsDatabase {
              UNION ALL SELECT ref FROM monthly_plan WHERE uuid = uuid_blob(?) LIMIT 1)
             """,
     ]
+
+    /// Writes a contribution of a document, keeping its id; its transaction and history row
+    /// are found by their public ids.
+    static func restoreContribution(_ values: [String: (any DatabaseValueConvertible)?], place: String, _ db: Database) throws {
+        guard let idText = values["id"] as? String, let id = UUID(uuidString: idText) else {
+            throw DomainError.invalidField("document", "\(place).id: missing, or not an id")
+        }
+        if try ContributionRecord.fetchOne(publicID: id, db) != nil {
+            throw DomainError.invalidField("document", "\(place): id \(idText) appears twice")
+        }
+        func value(_ column: String) -> (any DatabaseValueConvertible)? { values[column] ?? nil }
+        func text(_ column: String) throws -> String {
+            guard let value = values[column] as? String else { throw DomainError.invalidField("document", "\(place).\(column): missing") }
+            return value
+        }
+        try ContributionTable.insert(id: id, keepID: true, goalID: try text("goal_id"), assetID: try text("asset_id"),
+                                     transaction: (refSQL["transaction_id"]!, [value("transaction_id"), value("transaction_id")]),
+                                     history: (refSQL["history_id"]!, [value("history_id"), value("history_id")]),
+                                     amount: try text("amount"), date: try text("date"), createdAt: try text("created_at"),
+                                     undoneAt: values["undone_at"] as? String, db)
+    }
 
     /// Writes a plan of a document: at the ref its id was derived from, or keeping its id.
     static func restorePlan(_ row: TransferRow, values: [String: (any DatabaseValueConvertible)?], place: String, _ db: Database) throws {

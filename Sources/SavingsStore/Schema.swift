@@ -269,6 +269,9 @@ enum Schema {
         migrator.registerMigration(PlanTable.migration) { db in
             try PlanTable.migrate(db)
         }
+        migrator.registerMigration(ContributionTable.migration) { db in
+            try ContributionTable.migrate(db)
+        }
         return migrator
     }
 

@@ -65,6 +65,7 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
         DROP TABLE asset_transaction;
         DROP TABLE transaction_counter;
         DROP TABLE contribution;
+        DROP TABLE contribution_counter;
         DROP TRIGGER asset_ref_after_insert;
         CREATE TABLE history_v11 (
             id TEXT PRIMARY KEY NOT NULL,
@@ -178,7 +179,8 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
         END;
         ALTER TABLE asset_balance DROP COLUMN newest;
         DELETE FROM grdb_migrations WHERE identifier IN ('v12-compact-transactions', 'v13-transactions-by-account', 'v14-history-by-integer-keys',
-                                                         'v15-balance-newest', 'v16-plans-by-integer-keys');
+                                                         'v15-balance-newest', 'v16-plans-by-integer-keys',
+                                                         'v17-contributions-by-integer-keys');
         COMMIT;
         VACUUM;
         """)

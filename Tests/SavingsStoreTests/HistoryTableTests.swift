@@ -94,6 +94,14 @@ import Testing
         #expect(try await db.allocationHistory(asset: nil, goal: "Trip", from: nil, to: nil).map { StoreKey.id($0.id) } == [historyIDs[0]])
         let targets = try await db.writer.read { db in try SavingsDatabase.allocations(assetID: assetID, db) }
         #expect(targets == [UUID(uuidString: tripID)!: 30, UUID(uuidString: carID)!: 25])
+        // A new contribution (schema v17) takes the next ref and the id derived from it.
+        let contribution = try await db.contribute(goal: "Trip", amount: 5, asset: "Bank", date: now, note: nil, now: now, timeZone: utc)
+        #expect(contribution.id == ContributionID.derived(ref: 2))
+        #expect(try await db.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT ref, goal, asset, length(uuid) AS n FROM contribution ORDER BY ref").map { [$0[0], $0[1], $0[2], $0[3]] as [Int64?] }
+        } == [[1, 1, 1, 16], [2, 1, 1, nil]])
+        _ = try await db.undoContribution(StoreKey.id(contribution.id), undoWindow: 3_600, now: now)
+        await #expect(throws: DomainError.self) { _ = try await db.undoContribution(StoreKey.id(contribution.id), undoWindow: 3_600, now: now) }
         // A goal deleted takes its rows with it.
         _ = try await db.deleteGoal("Car")
         #expect(try await db.allocationHistory(asset: nil, goal: nil, from: nil, to: nil).count == 1)
