@@ -105,7 +105,9 @@ extension SavingsDatabase {
             var counts: [String: Int] = [:]
             for (section, table, _) in Self.transferSections {
                 let columns = try Self.documentColumns(section: section, table: table, db)
-                for (index, row) in (sections[section] ?? []).enumerated() {
+                let rows = sections[section] ?? []
+                try Self.passDerivedRefs(rows, section: section, db)
+                for (index, row) in rows.enumerated() {
                     let place = "\(section)[\(index)]"
                     if let unknown = row.keys.first(where: { !columns.contains($0) }) {
                         throw DomainError.invalidField("document", "\(place): unknown field '\(unknown)'")
@@ -146,6 +148,20 @@ extension SavingsDatabase {
             }
             return counts
         }
+    }
+
+    /// Before a section whose ids may be derived from refs goes in, its counter passes the
+    /// largest such ref: a row keeping an id of its own then takes a ref after all of them, and
+    /// never the ref a later row of the document comes back to, whatever the counter stood at.
+    static func passDerivedRefs(_ rows: [TransferRow], section: String, _ db: Database) throws {
+        let counters = ["transactions": (TransactionID.scheme, "transaction_counter"), "allocation_history": (HistoryID.scheme, "history_counter"),
+                        "plans": (PlanID.scheme, "plan_counter"), "contributions": (ContributionID.scheme, "contribution_counter")]
+        guard let (scheme, counter) = counters[section] else { return }
+        let largest = rows.lazy.compactMap { row -> Int64? in
+            guard case .text(let text)? = row["id"], let id = UUID(uuidString: text) else { return nil }
+            return scheme.ref(id)
+        }.max()
+        if let largest { try RefCounter.pass(largest, counter, db) }
     }
 
     /// Values must have the shape the calculations rely on: exact decimals, timestamps, dates,
