@@ -88,12 +88,11 @@ struct ContributionRecord {
 
     /// The contribution a public id names: derived from its ref, or its own stored bytes.
     static func fetchOne(publicID: UUID, _ db: Database) throws -> ContributionRecord? {
-        let derived = ContributionID.ref(publicID)
+        let named = StoreKey.rowCondition(publicID, scheme: ContributionID.scheme, alias: "c")
         let row = try Row.fetchOne(db, sql: """
             SELECT c.ref, g.id AS goal_id, c.transaction_ref, c.history_ref, c.amount, c.created_at, c.undone_at
-              FROM contribution c JOIN goal_ref g ON g.ref = c.goal
-             WHERE \(derived == nil ? "c.uuid = ?" : "c.ref = ? AND c.uuid IS NULL")
-            """, arguments: [derived.map { $0 as any DatabaseValueConvertible } ?? StoreKey.bytes(publicID)])
+              FROM contribution c JOIN goal_ref g ON g.ref = c.goal WHERE \(named.sql)
+            """, arguments: [named.argument])
         return row.map { row in
             ContributionRecord(ref: row["ref"], goalID: row["goal_id"], transactionRef: row["transaction_ref"], historyRef: row["history_ref"],
                                amount: row["amount"], createdAt: row["created_at"], undoneAt: row["undone_at"])

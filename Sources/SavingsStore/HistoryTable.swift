@@ -216,9 +216,7 @@ struct HistoryRecord {
 
     /// The row a public id names: derived from its ref, or its own stored bytes.
     static func fetchOne(publicID: UUID, _ db: Database) throws -> HistoryRecord? {
-        if let ref = HistoryID.ref(publicID) {
-            return try fetchOne(ref: ref, db).flatMap { $0.uuid == nil ? $0 : nil }
-        }
-        return try fetchAll(where: "h.uuid = ?", arguments: [StoreKey.bytes(publicID)], db).first
+        let row = StoreKey.rowCondition(publicID, scheme: HistoryID.scheme, alias: "h")
+        return try fetchAll(where: row.sql, arguments: [row.argument], db).first
     }
 }

@@ -77,10 +77,8 @@ enum PlanTable {
 
     /// The integer key of the plan a public id names, if stored.
     static func ref(of id: UUID, _ db: Database) throws -> Int64? {
-        if let ref = PlanID.ref(id) {
-            return try Int64.fetchOne(db.cachedStatement(sql: "SELECT ref FROM monthly_plan WHERE ref = ? AND uuid IS NULL"), arguments: [ref])
-        }
-        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT ref FROM monthly_plan WHERE uuid = ?"), arguments: [StoreKey.bytes(id)])
+        let row = StoreKey.rowCondition(id, scheme: PlanID.scheme, alias: "p")
+        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT p.ref FROM monthly_plan p WHERE \(row.sql)"), arguments: [row.argument])
     }
 
     /// Writes a plan. A new one takes the next ref and the id derived from it; with `keepID`
@@ -217,9 +215,7 @@ struct PlanRecord {
 
     /// The plan a public id names: derived from its ref, or its own stored bytes.
     static func fetchOne(publicID: UUID, _ db: Database) throws -> PlanRecord? {
-        if let ref = PlanID.ref(publicID) {
-            return try fetchAll(where: "p.ref = ? AND p.uuid IS NULL", arguments: [ref], db).first
-        }
-        return try fetchAll(where: "p.uuid = ?", arguments: [StoreKey.bytes(publicID)], db).first
+        let row = StoreKey.rowCondition(publicID, scheme: PlanID.scheme, alias: "p")
+        return try fetchAll(where: row.sql, arguments: [row.argument], db).first
     }
 }

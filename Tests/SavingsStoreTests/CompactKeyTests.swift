@@ -14,22 +14,14 @@ import Testing
     let importedID = "018f2a6e-2222-7abc-8def-0123456789ab"
     let byFileID = "018f2a6e-3333-7abc-8def-0123456789ab"
 
-    func temporaryPath() throws -> String {
-        let directory = NSTemporaryDirectory() + "savingsd-compact-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory + "/savings.db"
-    }
+    func temporaryPath() throws -> String { try StoreTestSupport.databasePath("compact") }
 
     /// A database as v11 wrote it: text ids everywhere, a content-keyed import row, a row with the
     /// file's own external_id, and a contribution pointing at a transaction.
     func writeV11Database(at path: String) throws {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in for function in Schema.functions { db.add(function: function) } }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Schema.migrator.migrate(queue, upTo: "v11-onchain-watch")
-        let stamp = "2026-11-01T00:00:00.000Z"
-        let content = ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary")
-        try queue.write { db in
+        try StoreTestSupport.writeDatabase(at: path, upTo: "v11-onchain-watch") { db in
+            let stamp = "2026-11-01T00:00:00.000Z"
+            let content = ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary")
             try db.execute(sql: """
                 INSERT INTO goal (id, name, name_key, currency, target_amount, deadline, start_date, created_at, updated_at)
                 VALUES (?, 'Trip', 'trip', 'EUR', '1000', '2027-06-30', '2026-01-01', ?, ?);
@@ -44,7 +36,6 @@ import Testing
                                  manualID, assetID, stamp, importedID, assetID, content, stamp, byFileID, assetID, stamp,
                                  goalID, assetID, manualID, stamp])
         }
-        try queue.close()
     }
 
     /// The migration keeps every id and external_id, the balance and the contribution's link;
@@ -163,11 +154,6 @@ import Testing
     }
 }
 
-/// Rows of an export, kept in memory.
-private final class CollectedRows: TransferSink, @unchecked Sendable {
-    var sections: [String: [TransferRow]] = [:]
-    func write(_ section: String, _ row: TransferRow) throws { sections[section, default: []].append(row) }
-}
 
 @Suite struct CompactKeyTransferTests {
     let utc = TimeZone(identifier: "UTC")!

@@ -18,21 +18,13 @@ import Testing
                       "6a9e3c1d-2b4f-4e8a-9c7d-0e1f2a3b4c5d"]
     let contributionID = "c0ffee00-0000-4000-8000-000000000002"
 
-    func temporaryPath() throws -> String {
-        let directory = NSTemporaryDirectory() + "savingsd-v14-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory + "/savings.db"
-    }
+    func temporaryPath() throws -> String { try StoreTestSupport.databasePath("v14") }
 
     /// A database as v13 wrote it: one account of 100 EUR, two goals, three history rows with
     /// text keys, a contribution naming the newest of them.
     func writeV13Database(at path: String) throws {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in for function in Schema.functions { db.add(function: function) } }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Schema.migrator.migrate(queue, upTo: TransactionTable.migration)
-        let stamp = "2026-01-01T00:00:00.000Z"
-        try queue.write { db in
+        try StoreTestSupport.writeDatabase(at: path, upTo: TransactionTable.migration) { db in
+            let stamp = "2026-01-01T00:00:00.000Z"
             try db.execute(sql: """
                 INSERT INTO goal (id, name, name_key, currency, target_amount, deadline, start_date, created_at, updated_at) VALUES
                     (?, 'Trip', 'trip', 'EUR', '1000', '2027-06-30', '2026-01-01', ?, ?),
@@ -53,7 +45,6 @@ import Testing
                                  historyIDs[0], assetID, tripID, historyIDs[1], assetID, carID, historyIDs[2], assetID, tripID,
                                  contributionID, tripID, assetID, historyIDs[2], Timestamp.format(now.addingTimeInterval(-60))])
         }
-        try queue.close()
     }
 
     /// The migration keeps every id, amount, instant and month, and the contribution's link;
@@ -109,22 +100,32 @@ import Testing
         try db.close()
     }
 
-    /// A document keeps the ids of both kinds (kept from before v14, derived from a ref) and
-    /// a contribution's link, and a restore puts them back as they were.
-    @Test func aRestoreKeepsHistoryIDsAndLinks() async throws {
+    /// The v13 database upgraded, Car's allocation set to each of `targets` and `deposit` made
+    /// (new rows, with derived ids), and its export.
+    func exported(targets: [Decimal], deposit: Decimal? = nil) async throws -> (SavingsDatabase, CollectedRows) {
         let path = try temporaryPath()
         try writeV13Database(at: path)
         let source = try SavingsDatabase.open(path: path)
-        _ = try await source.setAllocation(asset: "Bank", goal: "Car", amount: 25, now: now, timeZone: utc)
-        let rows = CollectedHistoryRows()
+        for target in targets { _ = try await source.setAllocation(asset: "Bank", goal: "Car", amount: target, now: now, timeZone: utc) }
+        if let deposit {
+            _ = try await source.addTransaction(asset: "Bank", amount: deposit, date: now, note: nil, externalID: nil, now: now, timeZone: utc)
+        }
+        let rows = CollectedRows()
         try await source.export(into: rows)
+        return (source, rows)
+    }
+
+    /// A document keeps the ids of both kinds (kept from before v14, derived from a ref) and
+    /// a contribution's link, and a restore puts them back as they were.
+    @Test func aRestoreKeepsHistoryIDsAndLinks() async throws {
+        let (source, rows) = try await exported(targets: [25])
         #expect(rows.sections["contributions"]?.first?["history_id"] == .text(historyIDs[2]))
         #expect(rows.sections["allocation_history"]?.last?["id"] == .text(StoreKey.id(HistoryID.derived(ref: 4))))
         let target = try SavingsDatabase.inMemory()
         _ = try await target.importData(rows.sections, replace: false)
         let before = try await source.allocationHistory(asset: nil, goal: nil, from: nil, to: nil)
         #expect(try await target.allocationHistory(asset: nil, goal: nil, from: nil, to: nil) == before)
-        let again = CollectedHistoryRows()
+        let again = CollectedRows()
         try await target.export(into: again)
         #expect(again.sections["contributions"] == rows.sections["contributions"])
         // Rows keeping ids of their own come after the derived ones: the same rows.
@@ -141,14 +142,7 @@ import Testing
     /// A document replacing a database whose counters stand in the middle of the document's
     /// refs goes back whole: rows keeping ids of their own take refs after every derived one.
     @Test func aRestoreOverAnyCounterKeepsEveryID() async throws {
-        let path = try temporaryPath()
-        try writeV13Database(at: path)
-        let source = try SavingsDatabase.open(path: path)
-        _ = try await source.setAllocation(asset: "Bank", goal: "Car", amount: 25, now: now, timeZone: utc)
-        _ = try await source.setAllocation(asset: "Bank", goal: "Car", amount: 24, now: now, timeZone: utc)
-        _ = try await source.addTransaction(asset: "Bank", amount: 1, date: now, note: nil, externalID: nil, now: now, timeZone: utc)
-        let rows = CollectedHistoryRows()
-        try await source.export(into: rows)
+        let (source, rows) = try await exported(targets: [25, 24], deposit: 1)
         let target = try SavingsDatabase.inMemory()
         try await target.write { db in
             for counter in ["history_counter", "transaction_counter", "plan_counter", "contribution_counter"] {
@@ -156,7 +150,7 @@ import Testing
             }
         }
         _ = try await target.importData(rows.sections, replace: true)
-        let again = CollectedHistoryRows()
+        let again = CollectedRows()
         try await target.export(into: again)
         func byID(_ rows: [TransferRow]?) -> [TransferRow] {
             func id(_ row: TransferRow) -> String { if case .text(let text)? = row["id"] { text } else { "" } }
@@ -207,8 +201,3 @@ import Testing
     }
 }
 
-/// Rows of an export, kept in memory.
-private final class CollectedHistoryRows: TransferSink, @unchecked Sendable {
-    var sections: [String: [TransferRow]] = [:]
-    func write(_ section: String, _ row: TransferRow) throws { sections[section, default: []].append(row) }
-}

@@ -14,21 +14,13 @@ import Testing
     let planIDs = ["9a0e3c1d-2b4f-4e8a-9c7d-0e1f2a3b4c01", "1a0e3c1d-2b4f-4e8a-9c7d-0e1f2a3b4c02", "5a0e3c1d-2b4f-4e8a-9c7d-0e1f2a3b4c03"]
     let legacyID = "c0ffee00-0000-4000-8000-0000000000aa"
 
-    func temporaryPath() throws -> String {
-        let directory = NSTemporaryDirectory() + "savingsd-v16-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory + "/savings.db"
-    }
+    func temporaryPath() throws -> String { try StoreTestSupport.databasePath("v16") }
 
     /// A database as v15 wrote it: two goals, three plans with text keys (two made in the same
     /// millisecond), a contribution of the earlier app naming one of them.
     func writeV15Database(at path: String) throws {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in for function in Schema.functions { db.add(function: function) } }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Schema.migrator.migrate(queue, upTo: "v15-balance-newest")
-        let stamp = "2026-10-01T00:00:00.000Z", later = "2026-11-01T00:00:00.000Z"
-        try queue.write { db in
+        try StoreTestSupport.writeDatabase(at: path, upTo: "v15-balance-newest") { db in
+            let stamp = "2026-10-01T00:00:00.000Z", later = "2026-11-01T00:00:00.000Z"
             try db.execute(sql: """
                 INSERT INTO goal (id, name, name_key, currency, target_amount, deadline, start_date, created_at, updated_at) VALUES
                     (?, 'Trip', 'trip', 'EUR', '1000', '2027-06-30', '2026-01-01', ?, ?),
@@ -44,7 +36,6 @@ import Testing
                                  planIDs[0], tripID, stamp, stamp, planIDs[1], carID, stamp, stamp, planIDs[2], tripID, later, later,
                                  legacyID, tripID, planIDs[0], stamp])
         }
-        try queue.close()
     }
 
     /// The migration keeps every plan's id, goal, figures and order, and the earlier app's link;
@@ -96,13 +87,13 @@ import Testing
         let source = try SavingsDatabase.open(path: path)
         let requirement = Requirement(monthsRemaining: 7, requiredMonthly: 100, remaining: 700, status: .onTrack)
         _ = try await source.createPlans(month: try MonthLabel(parsing: "2026-12"), requirements: [UUID(uuidString: tripID)!: requirement], now: now)
-        let rows = CollectedPlanRows()
+        let rows = CollectedRows()
         try await source.export(into: rows)
         #expect(rows.sections["legacy_contributions"]?.first?["plan_id"] == .text(planIDs[0]))
         #expect(rows.sections["plans"]?.contains { $0["id"] == .text(StoreKey.id(PlanID.derived(ref: 4))) } == true)
         let target = try SavingsDatabase.inMemory()
         _ = try await target.importData(rows.sections, replace: false)
-        let again = CollectedPlanRows()
+        let again = CollectedRows()
         try await target.export(into: again)
         // The same rows (the document's plans are in month and goal order, whatever their refs).
         for section in ["plans", "legacy_contributions"] { #expect(again.sections[section] == rows.sections[section], "\(section)") }
@@ -134,8 +125,3 @@ import Testing
     }
 }
 
-/// Rows of an export, kept in memory.
-private final class CollectedPlanRows: TransferSink, @unchecked Sendable {
-    var sections: [String: [TransferRow]] = [:]
-    func write(_ section: String, _ row: TransferRow) throws { sections[section, default: []].append(row) }
-}

@@ -13,11 +13,7 @@ import Testing
     let goalID = "0b4c6a3e-6a55-4f6e-9d0c-3f3c6f1d2a10"
     let keptID = "018f2a6e-4444-7abc-8def-0123456789ab"
 
-    func temporaryPath() throws -> String {
-        let directory = NSTemporaryDirectory() + "savingsd-v13-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory + "/savings.db"
-    }
+    func temporaryPath() throws -> String { try StoreTestSupport.databasePath("v13") }
 
     func file(_ text: String) throws -> String {
         let path = NSTemporaryDirectory() + "v13-\(UUID().uuidString).csv"
@@ -29,13 +25,9 @@ import Testing
     /// content, one by the file's external_id, one keeping an id from before v12, one from the
     /// chain; the newest ref deleted, so the counter is beyond every row.
     func writeV12Database(at path: String) throws {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in for function in Schema.functions { db.add(function: function) } }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Schema.migrator.migrate(queue, upTo: CompactTransactions.migration)
-        let stamp = "2026-11-01T00:00:00.000Z"
-        let content = ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary")
-        try queue.write { db in
+        try StoreTestSupport.writeDatabase(at: path, upTo: CompactTransactions.migration) { db in
+            let stamp = "2026-11-01T00:00:00.000Z"
+            let content = ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary")
             try db.execute(sql: """
                 INSERT INTO goal (id, name, name_key, currency, target_amount, deadline, start_date, created_at, updated_at)
                 VALUES (?, 'Trip', 'trip', 'EUR', '1000', '2027-06-30', '2026-01-01', ?, ?);
@@ -54,7 +46,6 @@ import Testing
                 """, arguments: [goalID, stamp, stamp, assetID, stamp, stamp, stamp, content, stamp, stamp, stamp, keptID, stamp, stamp,
                                  assetID, goalID, assetID, stamp])
         }
-        try queue.close()
     }
 
     /// The migration keeps every id, external_id, date, source and link; rows keyed by their
