@@ -274,6 +274,6 @@ func upgradeFigures(database: String, savingsd: String, sqlite3: String, work: S
     return ([Figure(name: "upgrade of that database from schema v11 (\(transactions) transactions): start to READY=1: the automatic backup, the migration in one transaction, the file rewritten once",
                     median: String(format: "%.1f s", upgraded.startSeconds), p99: "—", baseline: "—", ratio: "—", target: "≤ 60 s",
                     met: upgraded.startSeconds <= 60)],
-            [String(format: "after the upgrade `db.check` (SQLite's integrity check, foreign keys, every invariant, balances against the rows) took %.1f s and found it sound; the file held %@ as v11, %@ upgraded (%@ for this run's database, written as v14 from the start)",
+            [String(format: "after the upgrade `db.check` (SQLite's integrity check, foreign keys, every invariant, balances against the rows) took %.1f s and found it sound; the file held %@ as v11, %@ upgraded (%@ for this run's database, written with the current schema (v17) from the start)",
                     checkSeconds, mb(before), mb(after), mb(current))])
 }
