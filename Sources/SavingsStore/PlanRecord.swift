@@ -149,8 +149,8 @@ struct PlanRecord {
     var createdAt: String
     var updatedAt: String
 
+    /// A plan's stored values (`ref` and `uuid` are where `PlanTable.insert` places it).
     init(_ plan: MonthlyPlan) {
-        uuid = StoreKey.bytes(plan.id)
         goalID = StoreKey.id(plan.goalID)
         monthLabel = plan.month.description
         currency = plan.currency.code
