@@ -160,21 +160,17 @@ public enum Amount {
         plainTextFromSignificand(value) ?? value.description
     }
 
-    private static let largestSmallSignificand = Decimal(UInt64.max)
-
-    /// `value.description` for a value whose significand fits 64 bits, nil for any other. A
-    /// significand ending in zero with a negative exponent (which arithmetic does not leave:
-    /// Decimal drops such zeros) also goes to `description`, so the two never differ on how
-    /// trailing zeros are shown.
+    /// `value.description` for a value whose significand fits 64 bits, nil for any other (and
+    /// where `DecimalParts` has none). A significand ending in zero with a negative exponent
+    /// (which arithmetic does not leave: Decimal drops such zeros) also goes to `description`,
+    /// so the two never differ on how trailing zeros are shown.
     static func plainTextFromSignificand(_ value: Decimal) -> String? {
-        guard !value.isNaN else { return nil }
-        if value.isZero { return "0" }
-        let exponent = value.exponent
-        guard exponent >= -40, exponent <= 40 else { return nil }
-        let significand = value.significand
-        guard significand <= largestSmallSignificand else { return nil }
-        var magnitude = NSDecimalNumber(decimal: significand).uint64Value
-        guard magnitude != 0, exponent >= 0 || magnitude % 10 != 0 else { return nil }
+        guard let parts = DecimalParts(value) else { return nil }
+        if parts.significand == 0 { return "0" }
+        let exponent = parts.exponent
+        guard exponent >= -40, exponent <= 40, parts.significand <= UInt128(UInt64.max) else { return nil }
+        var magnitude = UInt64(parts.significand)
+        guard exponent >= 0 || magnitude % 10 != 0 else { return nil }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, backwards
         let count = withUnsafeMutableBytes(of: &digits) { buffer in
             var count = 0
@@ -185,7 +181,7 @@ public enum Amount {
             } while magnitude > 0
             return count
         }
-        let negative = value < 0
+        let negative = parts.negative
         let decimals = max(0, -exponent), zeros = max(0, exponent)
         let length = (negative ? 1 : 0) + max(1, count - decimals) + zeros + (decimals > 0 ? 1 + decimals : 0)
         return withUnsafeBytes(of: &digits) { reversed in

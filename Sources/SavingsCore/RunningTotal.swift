@@ -32,57 +32,20 @@ public struct RunningTotal: Sendable, Equatable {
         return plain.negative ? -scaled : scaled
     }
 
-    /// `value` × 10¹⁸, or nil when it has more than 18 decimals or does not fit: read from
-    /// the Decimal's significand and exponent where its layout is the one `rawLayoutHolds`
-    /// checked, else from its text.
+    /// `value` × 10¹⁸, or nil when it has more than 18 decimals or does not fit: from its
+    /// significand and exponent (`DecimalParts`), else from its text.
     static func units(of value: Decimal) -> Int128? {
-        rawLayoutHolds ? rawUnits(of: value) : units(Amount.plainText(value))
-    }
-
-    /// Foundation keeps a Decimal in 20 bytes: the exponent (a signed byte), a byte of length
-    /// (in 16-bit words, high nibble), sign (0x8) and compactness (0x4), two reserved bytes,
-    /// then eight little-endian 16-bit words of significand. Its fields are not public, and
-    /// reading them so spares the text (or Decimal arithmetic, which allocates) when summing a
-    /// thousand goals' figures. Whether the layout is that one is checked once against the
-    /// text, on values of every shape; any other layout takes the text.
-    static func rawUnits(of value: Decimal) -> Int128? {
-        guard MemoryLayout<Decimal>.size == 20 else { return nil }
-        return withUnsafeBytes(of: value) { raw -> Int128? in
-            let exponent = Int(Int8(bitPattern: raw[0])), length = Int(raw[1] >> 4), negative = raw[1] & 0x8 != 0
-            guard length > 0 else { return negative ? nil : 0 }  // NaN; zero
-            var magnitude: UInt128 = 0
-            for word in stride(from: length - 1, through: 0, by: -1) {
-                magnitude = magnitude << 16 | UInt128(raw[4 + 2 * word]) | UInt128(raw[5 + 2 * word]) << 8
-            }
-            var shift = exponent + Amount.maxFractionDigits
-            // A significand with trailing zeros may hold more decimals than the value has.
-            while shift < 0, magnitude % 10 == 0, magnitude != 0 {
-                magnitude /= 10
-                shift += 1
-            }
-            guard shift >= 0, shift < PlainDecimal.powersOfTen.count, magnitude <= UInt128(Int128.max) else { return nil }
-            let (scaled, overflow) = Int128(magnitude).multipliedReportingOverflow(by: PlainDecimal.powersOfTen[shift])
-            guard !overflow else { return nil }
-            return negative ? -scaled : scaled
+        guard let parts = DecimalParts(value) else { return units(Amount.plainText(value)) }
+        var magnitude = parts.significand, shift = parts.exponent + Amount.maxFractionDigits
+        // A significand with trailing zeros may hold more decimals than the value has.
+        while shift < 0, magnitude % 10 == 0, magnitude != 0 {
+            magnitude /= 10
+            shift += 1
         }
-    }
-
-    /// Whether `rawUnits` reads this Foundation's Decimal as its text does.
-    static let rawLayoutHolds: Bool = {
-        let samples = ["0", "1", "-1", "12345", "-1.5", "0.000000000000000001", "-123456789.123456789", "65536", "4294967296.5",
-                       "18446744073709551616", "170141183460469231731.687303715884105727", "1e-19", "123456789012345678901234567890.123",
-                       "-99999999999999999999.999999999999999999", "1000000000000000000000000000000", "0.1234567890123456789"]
-        return samples.allSatisfy { text in
-            Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(rawAgreesWithText) ?? false
-        } && rawUnits(of: .nan) == nil
-    }()
-
-    /// `rawUnits` of `value` is what its text gives, or, where the text is past the 38 digits
-    /// it is read to, exactly `value`.
-    static func rawAgreesWithText(_ value: Decimal) -> Bool {
-        let raw = rawUnits(of: value)
-        if let text = units(Amount.plainText(value)) { return raw == text }
-        return raw.map { decimal(units: $0) == value } ?? true
+        guard shift >= 0, shift < PlainDecimal.powersOfTen.count, magnitude <= UInt128(Int128.max) else { return nil }
+        let (scaled, overflow) = Int128(magnitude).multipliedReportingOverflow(by: PlainDecimal.powersOfTen[shift])
+        guard !overflow else { return nil }
+        return parts.negative ? -scaled : scaled
     }
 
     /// The Decimal of `units` × 10⁻¹⁸, exactly (|units| < 2¹²⁷ has at most 39 digits, and

@@ -43,6 +43,8 @@ public struct DerivedID: Sendable {
     /// 3 contributions (v17).
     public let tag: UInt8
 
+    public init(tag: UInt8) { self.tag = tag }
+
     public func derived(ref: Int64) -> UUID {
         var value: uuid_t = (0x73, 0x61, 0x76, 0x64, 0, tag, 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { raw in

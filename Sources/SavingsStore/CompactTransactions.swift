@@ -121,31 +121,6 @@ enum CompactTransactions {
             guard let text = String.fromDatabaseValue(values[0]), let uuid = StoreKey.parseCanonical(text) ?? UUID(uuidString: text) else { return nil }
             return StoreKey.bytes(uuid)
         },
-        DatabaseFunction("public_id", argumentCount: 2, pure: true) { values in
-            guard let ref = Int64.fromDatabaseValue(values[0]) else { return nil }
-            return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1])))
-        },
-        DatabaseFunction("derived_ref", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(TransactionID.ref)
-        },
-        DatabaseFunction("public_history_id", argumentCount: 2, pure: true) { values in
-            guard let ref = Int64.fromDatabaseValue(values[0]) else { return nil }
-            return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1]), scheme: HistoryID.scheme))
-        },
-        DatabaseFunction("derived_history_ref", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(HistoryID.ref)
-        },
-        DatabaseFunction("public_plan_id", argumentCount: 2, pure: true) { values in
-            guard let ref = Int64.fromDatabaseValue(values[0]) else { return nil }
-            return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1]), scheme: PlanID.scheme))
-        },
-        DatabaseFunction("public_contribution_id", argumentCount: 2, pure: true) { values in
-            guard let ref = Int64.fromDatabaseValue(values[0]) else { return nil }
-            return try StoreKey.id(StoreKey.publicID(ref: ref, stored: Data.fromDatabaseValue(values[1]), scheme: ContributionID.scheme))
-        },
-        DatabaseFunction("derived_plan_ref", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).flatMap(UUID.init(uuidString:)).flatMap(PlanID.ref)
-        },
         DatabaseFunction("external_key", argumentCount: 1, pure: true) { values in
             String.fromDatabaseValue(values[0]).map(ExternalKeys.home)
         },

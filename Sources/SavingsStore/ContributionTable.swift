@@ -50,9 +50,8 @@ enum ContributionTable {
 
     /// A contribution as a document holds it.
     static let documentSQL = """
-        SELECT public_contribution_id(c.ref, c.uuid) AS id, g.id AS goal_id, r.id AS asset_id,
-               CASE WHEN t.ref IS NULL THEN NULL ELSE public_id(t.ref, t.uuid) END AS transaction_id,
-               CASE WHEN h.ref IS NULL THEN NULL ELSE public_history_id(h.ref, h.uuid) END AS history_id,
+        SELECT \(RefTable.contributions.publicIDSQL("c")) AS id, g.id AS goal_id, r.id AS asset_id,
+               \(RefTable.transactions.publicIDSQL("t")) AS transaction_id, \(RefTable.history.publicIDSQL("h")) AS history_id,
                c.amount, c.date, c.created_at, c.undone_at
           FROM contribution c JOIN goal_ref g ON g.ref = c.goal JOIN asset_ref r ON r.ref = c.asset
           LEFT JOIN asset_transaction t ON t.ref = c.transaction_ref LEFT JOIN allocation_history h ON h.ref = c.history_ref
@@ -66,7 +65,7 @@ enum ContributionTable {
     static func insert(id: UUID, keepID: Bool, goalID: String, assetID: String, transaction: (sql: String, arguments: [(any DatabaseValueConvertible)?]),
                        history: (sql: String, arguments: [(any DatabaseValueConvertible)?]), amount: String, date: String, createdAt: String,
                        undoneAt: String?, _ db: Database) throws -> UUID {
-        let place = try RefCounter.place(id, keepID: keepID, scheme: ContributionID.scheme, "contribution_counter", db)
+        let place = try RefTable.contributions.place(id, keepID: keepID, db)
         try db.execute(sql: """
             INSERT INTO contribution (ref, uuid, goal, asset, transaction_ref, history_ref, amount, date, created_at, undone_at)
             VALUES (?, ?, (SELECT ref FROM goal_ref WHERE id = ?), (SELECT ref FROM asset_ref WHERE id = ?), \(transaction.sql), \(history.sql), ?, ?, ?, ?)
@@ -88,7 +87,7 @@ struct ContributionRecord {
 
     /// The contribution a public id names: derived from its ref, or its own stored bytes.
     static func fetchOne(publicID: UUID, _ db: Database) throws -> ContributionRecord? {
-        let named = StoreKey.rowCondition(publicID, scheme: ContributionID.scheme, alias: "c")
+        let named = RefTable.contributions.condition(publicID, alias: "c")
         let row = try Row.fetchOne(db, sql: """
             SELECT c.ref, g.id AS goal_id, c.transaction_ref, c.history_ref, c.amount, c.created_at, c.undone_at
               FROM contribution c JOIN goal_ref g ON g.ref = c.goal WHERE \(named.sql)

@@ -125,7 +125,7 @@ enum HistoryTable {
             INSERT INTO allocation_history (ref, asset, goal, amount, timestamp, created_at, month_label, uuid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         // New rows take their refs in one step.
-        var next = keepIDs ? 0 : try RefCounter.take(entries.count, "history_counter", db)
+        var next = keepIDs ? 0 : try RefTable.history.take(entries.count, db)
         var stored = entries
         try WindowCache.touching(db, assetID: StoreKey.id(first.assetID)) {
             var earliest = Int64.max
@@ -133,7 +133,7 @@ enum HistoryTable {
                 let entry = stored[index]
                 let ref: Int64, uuid: Data?
                 if keepIDs {
-                    (ref, uuid, _) = try RefCounter.place(entry.id, keepID: true, scheme: HistoryID.scheme, "history_counter", db)
+                    (ref, uuid, _) = try RefTable.history.place(entry.id, keepID: true, db)
                 } else {
                     ref = next
                     next += 1
@@ -162,7 +162,13 @@ enum HistoryTable {
 }
 
 /// An allocation-history row as read (`HistoryTable.columns`).
-struct HistoryRecord {
+struct HistoryRecord: RefRecord {
+    static let table = RefTable.history
+    static let alias = "h"
+    static let columns = HistoryTable.columns
+    static let from = HistoryTable.from
+    static let order = "h.timestamp, h.created_at, h.ref"
+
     var ref: Int64
     var uuid: Data?
     var assetID: String
@@ -203,20 +209,7 @@ struct HistoryRecord {
         try Row.fetchOne(statement, arguments: arguments).map(HistoryRecord.init(row:))
     }
 
-    /// The rows of `where` (SQL over `h`, the history row), in order.
-    static func fetchAll(where condition: String, order: String = "h.timestamp, h.created_at, h.ref", arguments: StatementArguments,
-                         _ db: Database) throws -> [HistoryRecord] {
-        try fetchAll(db.cachedStatement(sql: "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) WHERE \(condition) ORDER BY \(order)"),
-                     arguments: arguments)
-    }
-
     static func fetchOne(ref: Int64, _ db: Database) throws -> HistoryRecord? {
         try fetchAll(where: "h.ref = ?", arguments: [ref], db).first
-    }
-
-    /// The row a public id names: derived from its ref, or its own stored bytes.
-    static func fetchOne(publicID: UUID, _ db: Database) throws -> HistoryRecord? {
-        let row = StoreKey.rowCondition(publicID, scheme: HistoryID.scheme, alias: "h")
-        return try fetchAll(where: row.sql, arguments: [row.argument], db).first
     }
 }

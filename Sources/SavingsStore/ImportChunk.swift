@@ -115,7 +115,7 @@ struct ImportChunk {
             if present[index] == nil, contentKeyTexts { present[index] = try ExternalKeys.find(entry.key, asset: asset.ref, db) }
         }
         let fresh = entries.count - present.count { $0 != nil }
-        var next = fresh > 0 ? try TransactionTable.takeRefs(fresh, db) : 0
+        var next = fresh > 0 ? try RefTable.transactions.take(fresh, db) : 0
         var refs = [Int64](repeating: 0, count: entries.count)
         for index in entries.indices where present[index] == nil {
             refs[index] = next
@@ -155,7 +155,7 @@ struct ImportChunk {
                         throw DomainError.invalidField("external_id", "'\(entry.key)' cannot be stored: too many ids of this asset share its key")
                     }
                     try db.cachedStatement(sql: TransactionTable.insertOne).execute(arguments: [
-                        try TransactionTable.takeRefs(1, db), asset.ref, entry.row.amountText, entry.milliseconds,
+                        try RefTable.transactions.take(1, db), asset.ref, entry.row.amountText, entry.milliseconds,
                         TransactionKind(source: source, contentKeyed: false).code, entry.row.note, free, entry.key, created, nil,
                     ])
                     went = true

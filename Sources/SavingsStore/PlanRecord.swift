@@ -77,7 +77,7 @@ enum PlanTable {
 
     /// The integer key of the plan a public id names, if stored.
     static func ref(of id: UUID, _ db: Database) throws -> Int64? {
-        let row = StoreKey.rowCondition(id, scheme: PlanID.scheme, alias: "p")
+        let row = RefTable.plans.condition(id, alias: "p")
         return try Int64.fetchOne(db.cachedStatement(sql: "SELECT p.ref FROM monthly_plan p WHERE \(row.sql)"), arguments: [row.argument])
     }
 
@@ -87,7 +87,7 @@ enum PlanTable {
     @discardableResult
     static func insert(_ plan: MonthlyPlan, keepID: Bool, _ db: Database) throws -> MonthlyPlan {
         var stored = plan
-        let place = try RefCounter.place(plan.id, keepID: keepID, scheme: PlanID.scheme, "plan_counter", db)
+        let place = try RefTable.plans.place(plan.id, keepID: keepID, db)
         stored.id = place.id
         let row = PlanRecord(plan)
         try insertRow(ref: place.ref, uuid: place.uuid, [
@@ -123,7 +123,10 @@ enum PlanTable {
 }
 
 /// A `monthly_plan` row as read (`PlanRecord.columns`), or as a plan is written.
-struct PlanRecord {
+struct PlanRecord: RefRecord {
+    static let table = RefTable.plans
+    static let alias = "p"
+    static let order = "p.created_at, p.ref"
     /// The columns every reader of a plan selects, `p` being the plan and `g` its goal's
     /// `goal_ref` row.
     static let columns = """
@@ -204,18 +207,5 @@ struct PlanRecord {
                 isSkipped: isSkipped, needsReview: needsReview, createdAt: try Timestamp.parse(createdAt, field: "created_at"),
                 updatedAt: try Timestamp.parse(updatedAt, field: "updated_at"))
         }
-    }
-
-    /// The plans of `where` (SQL over `p` and `g`), in `order`.
-    static func fetchAll(where condition: String, order: String = "p.created_at, p.ref", limit: String = "",
-                         arguments: StatementArguments = [], _ db: Database) throws -> [PlanRecord] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT \(columns) FROM \(from) WHERE \(condition) ORDER BY \(order) \(limit)"),
-                         arguments: arguments).map(PlanRecord.init(row:))
-    }
-
-    /// The plan a public id names: derived from its ref, or its own stored bytes.
-    static func fetchOne(publicID: UUID, _ db: Database) throws -> PlanRecord? {
-        let row = StoreKey.rowCondition(publicID, scheme: PlanID.scheme, alias: "p")
-        return try fetchAll(where: row.sql, arguments: [row.argument], db).first
     }
 }

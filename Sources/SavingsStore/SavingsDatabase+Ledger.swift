@@ -91,23 +91,17 @@ extension SavingsDatabase {
             }
             key = free
         }
-        let ref: Int64
-        if keepID, let derived = TransactionID.ref(transaction.id) {
-            ref = derived
-            try TransactionTable.passRef(derived, db)
-        } else {
-            ref = try TransactionTable.takeRefs(1, db)
-        }
+        let place = try RefTable.transactions.place(transaction.id, keepID: keepID, db)
         let kind = TransactionKind(source: transaction.source, contentKeyed: stored.contentKeyed)
         try WindowCache.touching(db, assetID: StoreKey.id(transaction.assetID)) {
             try db.cachedStatement(sql: TransactionTable.insertOne).execute(arguments: [
-                ref, asset, amount, date, kind.code, transaction.note, key, stored.text, Timestamp.milliseconds(transaction.createdAt),
-                keepID && TransactionID.ref(transaction.id) == nil ? StoreKey.bytes(transaction.id) : nil,
+                place.ref, asset, amount, date, kind.code, transaction.note, key, stored.text, Timestamp.milliseconds(transaction.createdAt),
+                place.uuid,
             ])
             return date
         }
         var row = transaction
-        if !keepID { row.id = TransactionID.derived(ref: ref) }
+        row.id = place.id
         try addToBalance(assetID: StoreKey.id(transaction.assetID), amount: amount, newest: date, db)
         return row
     }

@@ -154,14 +154,14 @@ extension SavingsDatabase {
     /// largest such ref: a row keeping an id of its own then takes a ref after all of them, and
     /// never the ref a later row of the document comes back to, whatever the counter stood at.
     static func passDerivedRefs(_ rows: [TransferRow], section: String, _ db: Database) throws {
-        let counters = ["transactions": (TransactionID.scheme, "transaction_counter"), "allocation_history": (HistoryID.scheme, "history_counter"),
-                        "plans": (PlanID.scheme, "plan_counter"), "contributions": (ContributionID.scheme, "contribution_counter")]
-        guard let (scheme, counter) = counters[section] else { return }
+        let tables: [String: RefTable] = ["transactions": .transactions, "allocation_history": .history, "plans": .plans,
+                                          "contributions": .contributions]
+        guard let table = tables[section] else { return }
         let largest = rows.lazy.compactMap { row -> Int64? in
             guard case .text(let text)? = row["id"], let id = UUID(uuidString: text) else { return nil }
-            return scheme.ref(id)
+            return table.scheme.ref(id)
         }.max()
-        if let largest { try RefCounter.pass(largest, counter, db) }
+        if let largest { try table.pass(largest, db) }
     }
 
     /// Values must have the shape the calculations rely on: exact decimals, timestamps, dates,
@@ -217,12 +217,12 @@ extension SavingsDatabase {
             "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) ORDER BY h.ref"
         case "plans":
             """
-            SELECT public_plan_id(p.ref, p.uuid) AS id, \(PlanTable.valueColumns.map { $0 == "goal_id" ? "g.id AS goal_id" : "p." + $0 }.joined(separator: ", "))
+            SELECT \(RefTable.plans.publicIDSQL("p")) AS id, \(PlanTable.valueColumns.map { $0 == "goal_id" ? "g.id AS goal_id" : "p." + $0 }.joined(separator: ", "))
               FROM monthly_plan p JOIN goal_ref g ON g.ref = p.goal ORDER BY p.month_label, g.id
             """
         case "legacy_contributions":
             """
-            SELECT l.id, l.goal_id, l.asset_id, CASE WHEN p.ref IS NULL THEN NULL ELSE public_plan_id(p.ref, p.uuid) END AS plan_id,
+            SELECT l.id, l.goal_id, l.asset_id, \(RefTable.plans.publicIDSQL("p")) AS plan_id,
                    l.amount, l.currency, l.date, l.month_label, l.source_type, l.created_at
               FROM legacy_contribution l LEFT JOIN monthly_plan p ON p.ref = l.plan_ref ORDER BY l.date, l.id
             """
@@ -249,22 +249,10 @@ extension SavingsDatabase {
 
     static func storedColumn(_ name: String) -> String { storedToDocument.first { $0.value == name }?.key ?? name }
 
-    /// A contribution's transaction and history row, by their public ids: a ref derived from
-    /// the id, else the row's stored bytes.
-    static let refSQL = [
-        "transaction_id": """
-            (SELECT ref FROM asset_transaction WHERE ref = derived_ref(?) AND uuid IS NULL
-             UNION ALL SELECT ref FROM asset_transaction WHERE uuid = uuid_blob(?) LIMIT 1)
-            """,
-        "history_id": """
-            (SELECT ref FROM allocation_history WHERE ref = derived_history_ref(?) AND uuid IS NULL
-             UNION ALL SELECT ref FROM allocation_history WHERE uuid = uuid_blob(?) LIMIT 1)
-            """,
-        "plan_id": """
-            (SELECT ref FROM monthly_plan WHERE ref = derived_plan_ref(?) AND uuid IS NULL
-             UNION ALL SELECT ref FROM monthly_plan WHERE uuid = uuid_blob(?) LIMIT 1)
-            """,
-    ]
+    /// A document's links by public id (a contribution's transaction and history row, the
+    /// earlier app's contribution's plan): the ref each names, the id bound twice.
+    static let refSQL = ["transaction_id": RefTable.transactions.refSQL, "history_id": RefTable.history.refSQL,
+                         "plan_id": RefTable.plans.refSQL]
 
     /// Writes a contribution of a document, keeping its id; its transaction and history row
     /// are found by their public ids.
@@ -293,7 +281,7 @@ extension SavingsDatabase {
             throw DomainError.invalidField("document", "\(place).id: missing, or not an id")
         }
         if try PlanTable.ref(of: id, db) != nil { throw DomainError.invalidField("document", "\(place): id \(text) appears twice") }
-        let spot = try RefCounter.place(id, keepID: true, scheme: PlanID.scheme, "plan_counter", db)
+        let spot = try RefTable.plans.place(id, keepID: true, db)
         try PlanTable.insertRow(ref: spot.ref, uuid: spot.uuid, PlanTable.valueColumns.map { values[$0] ?? nil }, db)
     }
 

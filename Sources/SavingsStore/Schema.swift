@@ -276,7 +276,7 @@ enum Schema {
     }
 
     /// The SQL functions triggers and migrations call, added to every connection.
-    static var functions: [DatabaseFunction] { [decimalAdd] + CompactTransactions.functions + TransactionTable.functions }
+    static var functions: [DatabaseFunction] { [decimalAdd] + CompactTransactions.functions + TransactionTable.functions + RefTable.functions }
 
     /// `decimal_add(a, b)`: exact decimal addition of two decimal texts ("--x" is read as "x",
     /// so the delete trigger can negate by prefixing '-').

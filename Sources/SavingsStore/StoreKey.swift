@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SavingsCore
 
 /// How ids and decoding failures are represented in storage.
@@ -36,14 +35,6 @@ enum StoreKey {
         var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { raw in raw.copyBytes(from: stored) }
         return UUID(uuid: value)
-    }
-
-    /// SQL naming the row a public id names, in a table keyed by ref whose rows may keep ids
-    /// of their own (`alias.ref`, `alias.uuid`): the ref the id derives, on a row without
-    /// bytes of its own, or the row holding those bytes.
-    static func rowCondition(_ id: UUID, scheme: DerivedID, alias: String) -> (sql: String, argument: any DatabaseValueConvertible) {
-        if let ref = scheme.ref(id) { return ("\(alias).ref = ? AND \(alias).uuid IS NULL", ref) }
-        return ("\(alias).uuid = ?", bytes(id))
     }
 
     static func uuid(_ text: String) throws -> UUID {

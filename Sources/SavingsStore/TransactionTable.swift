@@ -28,12 +28,6 @@ enum TransactionTable {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// The first of `count` new refs, never handed out before.
-    static func takeRefs(_ count: Int, _ db: Database) throws -> Int64 { try RefCounter.take(count, "transaction_counter", db) }
-
-    /// A row put back at a ref given before (a restored document): later refs come after it.
-    static func passRef(_ ref: Int64, _ db: Database) throws { try RefCounter.pass(ref, "transaction_counter", db) }
-
     static func migrate(_ db: Database) throws {
         let before = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
         try db.execute(sql: """
@@ -96,37 +90,6 @@ enum TransactionTable {
             return TransactionKind(source: source, contentKeyed: Bool.fromDatabaseValue(values[1]) ?? false).code
         },
     ]
-}
-
-/// The refs of a table whose public ids are derived from them: one row holding the last ref
-/// handed out, so a ref is never given twice, even after its row is deleted.
-enum RefCounter {
-    /// The first of `count` new refs of `counter` (a table's counter row).
-    static func take(_ count: Int, _ counter: String, _ db: Database) throws -> Int64 {
-        guard let last = try Int64.fetchOne(db.cachedStatement(sql: "UPDATE \(counter) SET last = last + ? RETURNING last"),
-                                            arguments: [count]) else {
-            throw StoreError.corrupt("\(counter) has no row")
-        }
-        return last - Int64(count) + 1
-    }
-
-    /// A row put back at a ref given before: later refs come after it.
-    static func pass(_ ref: Int64, _ counter: String, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE \(counter) SET last = MAX(last, ?)").execute(arguments: [ref])
-    }
-
-    /// Where a row whose public id is `id` goes: a new row (not `keepID`) at the next ref, under
-    /// the id derived from it; a row keeping its id at the ref that id was derived from, or at
-    /// the next ref with the id's 16 bytes in `uuid`.
-    static func place(_ id: UUID, keepID: Bool, scheme: DerivedID, _ counter: String,
-                      _ db: Database) throws -> (ref: Int64, uuid: Data?, id: UUID) {
-        if keepID, let derived = scheme.ref(id) {
-            try pass(derived, counter, db)
-            return (derived, nil, id)
-        }
-        let ref = try take(1, counter, db)
-        return keepID ? (ref, StoreKey.bytes(id), id) : (ref, nil, scheme.derived(ref: ref))
-    }
 }
 
 /// The `kind` column: a row's source and whether its idempotency key is its own content

@@ -101,7 +101,7 @@ import Testing
         try await db.writer.write { db in
             let day = Timestamp.milliseconds(try Timestamp.parse("2026-01-01T00:00:00.000Z", field: "date"))
             try db.execute(sql: TransactionTable.insertOne, arguments: [
-                try TransactionTable.takeRefs(1, db), try Int64.fetchOne(db, sql: "SELECT ref FROM asset_ref"), "1", day,
+                try RefTable.transactions.take(1, db), try Int64.fetchOne(db, sql: "SELECT ref FROM asset_ref"), "1", day,
                 TransactionKind(source: .import, contentKeyed: false).code, nil, home, "squatter", day, nil,
             ])
             try SavingsDatabase.addToBalance(assetID: try String.fetchOne(db, sql: "SELECT id FROM asset")!, amount: "1", newest: day, db)
@@ -129,7 +129,7 @@ import Testing
     @Test func queriesReadTheirIndexes() async throws {
         let database = try SavingsDatabase.inMemory()
         let plans = try await database.writer.read { db in
-            try [
+            try StoreTestSupport.queryPlans([
                 "SELECT date, amount FROM asset_transaction WHERE asset = 1 AND date > 0 ORDER BY date",
                 "SELECT date, ref FROM asset_transaction WHERE asset = 1 AND date <= 9 AND (date < 9 OR ref < 5) ORDER BY date DESC, ref DESC LIMIT 8",
                 "SELECT ref FROM asset_transaction WHERE asset = 1 AND external_key BETWEEN 0 AND 15",
@@ -138,7 +138,7 @@ import Testing
                 "SELECT \(TransactionTable.columns) FROM \(TransactionTable.from) WHERE t.ref = 5",
                 "SELECT ref FROM asset_transaction WHERE asset = 1 AND date = 5 AND amount = '1' AND note IS NULL AND \(TransactionKind.contentKeyedSQL) LIMIT 1",
                 "SELECT MAX(date) FROM asset_transaction WHERE asset = 1",
-            ].map { sql in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ") }
+            ], db)
         }
         for plan in [plans[0], plans[1], plans[4], plans[7]] {
             #expect(plan.contains("asset_transaction USING PRIMARY KEY (asset=?") && !plan.contains("TEMP B-TREE"), "\(plan)")

@@ -169,7 +169,7 @@ import Testing
     @Test func queriesReadTheirIndexes() async throws {
         let database = try SavingsDatabase.inMemory()
         let plans = try await database.writer.read { db in
-            try [
+            try StoreTestSupport.queryPlans([
                 // An allocation change: the row in force, the later rows, the newest created_at.
                 "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) WHERE h.asset = 1 AND h.goal = 2 AND h.timestamp <= 5 ORDER BY h.timestamp DESC, h.created_at DESC LIMIT 1",
                 "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) WHERE h.asset = 1 AND h.goal = 2 AND h.timestamp > 5 ORDER BY h.timestamp, h.created_at, h.ref",
@@ -182,7 +182,7 @@ import Testing
                 "SELECT DISTINCT asset FROM allocation_history WHERE goal = 2",
                 "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) WHERE h.uuid = x'00112233445566778899aabbccddeeff' ORDER BY h.timestamp, h.created_at, h.ref",
                 "SELECT \(HistoryTable.columns) FROM \(HistoryTable.from) WHERE h.ref = 3 ORDER BY h.timestamp, h.created_at, h.ref",
-            ].map { sql in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ") }
+            ], db)
         }
         let expected = ["allocation_history_by_pair", "allocation_history_by_pair", "allocation_history_by_pair_created",
                         "allocation_history_by_pair", "allocation_history_by_asset_time", "allocation_history_by_asset_time",

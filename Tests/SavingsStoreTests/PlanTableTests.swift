@@ -111,12 +111,12 @@ import Testing
     @Test func queriesReadTheirIndexes() async throws {
         let database = try SavingsDatabase.inMemory()
         let plans = try await database.writer.read { db in
-            try [
+            try StoreTestSupport.queryPlans([
                 "SELECT \(PlanRecord.columns) FROM \(PlanRecord.from) WHERE p.month_label = '2026-11' ORDER BY p.created_at, p.ref",
                 "SELECT \(PlanRecord.columns) FROM \(PlanRecord.from) WHERE p.goal = 2 AND p.month_label = '2026-11' ORDER BY p.created_at, p.ref",
                 "SELECT \(PlanRecord.columns) FROM \(PlanRecord.from) WHERE p.uuid = x'00112233445566778899aabbccddeeff' ORDER BY p.created_at, p.ref",
                 "SELECT \(PlanRecord.columns) FROM \(PlanRecord.from) WHERE p.ref = 3 ORDER BY p.created_at, p.ref",
-            ].map { sql in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ") }
+            ], db)
         }
         let expected = ["monthly_plan_by_month", "sqlite_autoindex_monthly_plan_1", "monthly_plan_by_uuid", "INTEGER PRIMARY KEY (rowid=?)"]
         for (plan, index) in zip(plans, expected) {

@@ -20,6 +20,13 @@ enum StoreTestSupport {
         try queue.write(body)
         try queue.close()
     }
+
+    /// SQLite's plan for each statement, its steps joined by "; ".
+    static func queryPlans(_ statements: [String], arguments: StatementArguments = [], _ db: Database) throws -> [String] {
+        try statements.map { sql in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+    }
 }
 
 /// Rows of an export, kept in memory.
