@@ -16,29 +16,48 @@ public enum Timestamp {
 
     /// `format` of the instant `millis` milliseconds after 1970 (as the store keeps instants).
     public static func format(milliseconds millis: Int64) -> String {
+        var fixed = false
+        let text = String(unsafeUninitializedCapacity: 24) { text in
+            fixed = write(milliseconds: millis, into: text)
+            return fixed ? 24 : 0
+        }
+        return fixed ? text : foundationFormat(millis)
+    }
+
+    /// Calls `body` with the bytes of `format(milliseconds:)`, without making a String where
+    /// the fixed form applies (an import hashes every row's instant).
+    public static func withFormatted<R>(milliseconds millis: Int64, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            if write(milliseconds: millis, into: buffer) { return try body(UnsafeBufferPointer(buffer)) }
+            var text = foundationFormat(millis)
+            return try text.withUTF8(body)
+        }
+    }
+
+    /// Writes the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ` into `text`; false (nothing written)
+    /// for a year outside 1583...9999, which Foundation formats.
+    private static func write(milliseconds millis: Int64, into text: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
         let inDay = millis - days * 86_400_000
         let (year, month, day) = civil(fromDays: days)
-        guard (1583...9999).contains(year) else { return foundationFormat(millis) }
+        guard (1583...9999).contains(year) else { return false }
         let hour = Int(inDay / 3_600_000), minute = Int(inDay / 60_000 % 60), second = Int(inDay / 1000 % 60), fraction = Int(inDay % 1000)
-        return String(unsafeUninitializedCapacity: 24) { text in
-            func put(_ value: Int, _ width: Int, at start: Int) {
-                var value = value
-                for index in stride(from: start + width - 1, through: start, by: -1) {
-                    text[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                    value /= 10
-                }
+        func put(_ value: Int, _ width: Int, at start: Int) {
+            var value = value
+            for index in stride(from: start + width - 1, through: start, by: -1) {
+                text[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
             }
-            put(year, 4, at: 0)
-            put(month, 2, at: 5)
-            put(day, 2, at: 8)
-            put(hour, 2, at: 11)
-            put(minute, 2, at: 14)
-            put(second, 2, at: 17)
-            put(fraction, 3, at: 20)
-            (text[4], text[7], text[10], text[13], text[16], text[19], text[23]) = (0x2D, 0x2D, 0x54, 0x3A, 0x3A, 0x2E, 0x5A)  // - - T : : . Z
-            return 24
         }
+        put(year, 4, at: 0)
+        put(month, 2, at: 5)
+        put(day, 2, at: 8)
+        put(hour, 2, at: 11)
+        put(minute, 2, at: 14)
+        put(second, 2, at: 17)
+        put(fraction, 3, at: 20)
+        (text[4], text[7], text[10], text[13], text[16], text[19], text[23]) = (0x2D, 0x2D, 0x54, 0x3A, 0x3A, 0x2E, 0x5A)  // - - T : : . Z
+        return true
     }
 
     /// Before the Gregorian reform (and beyond four-digit years) Foundation's calendar rules

@@ -156,8 +156,6 @@ public struct CSVTokenizer: Sendable {
 public struct TransactionCSVRow: Sendable, Equatable {
     public var line: Int
     public let date: Date
-    /// `Timestamp.format(date)`, the stored form.
-    public let dateText: String
     public let amount: Decimal
     public var note: String?
     public var externalID: String?
@@ -168,13 +166,12 @@ public struct TransactionCSVRow: Sendable, Equatable {
     /// The amount in 10⁻¹⁸ units (`RunningTotal.units`), nil when it does not fit.
     public let units: Int128?
 
-    /// `amountText`, `dateText` and `units`, when the caller has them already, save working
-    /// them out again (`units: .some(nil)`: known not to fit).
+    /// `amountText` and `units`, when the caller has them already, save working them out
+    /// again (`units: .some(nil)`: known not to fit).
     public init(line: Int, date: Date, amount: Decimal, note: String?, externalID: String?, amountText: String? = nil,
-                dateText: String? = nil, units: Int128?? = nil) {
+                units: Int128?? = nil) {
         self.line = line
         self.date = date
-        self.dateText = dateText ?? Timestamp.format(date)
         self.amount = amount
         self.note = note
         self.externalID = externalID
@@ -183,6 +180,10 @@ public struct TransactionCSVRow: Sendable, Equatable {
         milliseconds = Timestamp.milliseconds(date)
         self.units = units ?? RunningTotal.units(amountText)
     }
+
+    /// `Timestamp.format(date)`, the stored form: made when asked for, since a row carries
+    /// no text of its own for it (a heap string copied with the row, for each row).
+    public var dateText: String { Timestamp.format(milliseconds: milliseconds) }
 
     /// The row's idempotency key when the file gives no external_id: a stable hash of what it
     /// says, so the same row imported again is recognised.
@@ -196,17 +197,27 @@ public struct TransactionCSVRow: Sendable, Equatable {
     }
 
     /// The hash `contentKey` shows: of "date|amount|note", hashed part by part.
-    public var contentHash: (UInt64, UInt64) { Self.contentHash(dateText: dateText, amountText: amountText, note: note) }
+    public var contentHash: (UInt64, UInt64) {
+        var hash = StableHash.Accumulator()
+        Timestamp.withFormatted(milliseconds: milliseconds) { hash.add(bytes: $0) }
+        Self.addContent(amountText: amountText, note: note, to: &hash)
+        return hash.lanes
+    }
 
     /// The content hash of a row as stored (its date and amount in their stored forms).
     public static func contentHash(dateText: String, amountText: String, note: String?) -> (UInt64, UInt64) {
         var hash = StableHash.Accumulator()
         hash.add(dateText)
+        addContent(amountText: amountText, note: note, to: &hash)
+        return hash.lanes
+    }
+
+    /// What follows the date in a content hash: "|amount|note".
+    private static func addContent(amountText: String, note: String?, to hash: inout StableHash.Accumulator) {
         hash.add("|")
         hash.add(amountText)
         hash.add("|")
         if let note { hash.add(note) }
-        return hash.lanes
     }
 }
 
@@ -258,7 +269,7 @@ public struct TransactionCSVFormat: Sendable {
         }
         func value(_ column: Int?) -> String? { column.map { Self.trimmed(record.fields[$0]) } }
         let dateText = Self.trimmed(record.fields[dateColumn])
-        let (date, storedDate) = try day(dateText)
+        let date = try day(dateText)
         let amountField = Self.trimmed(record.fields[amountColumn])
         // The common plain shape is read once; any other goes through the checks one by one.
         let (amount, amountText, units): (Decimal, String, Int128?)
@@ -276,11 +287,11 @@ public struct TransactionCSVFormat: Sendable {
             throw DomainError.invalidField("external_id", "longer than \(Self.maxExternalIDLength) characters")
         }
         return TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID,
-                                 amountText: amountText, dateText: storedDate, units: units)
+                                 amountText: amountText, units: units)
     }
 
-    /// A date field's instant (to the millisecond) and its stored text.
-    private mutating func day(_ field: String) throws -> (Date, String) {
+    /// A date field's instant (to the millisecond).
+    private mutating func day(_ field: String) throws -> Date {
         guard let day = try dates.date(field, future: { DomainError.invalidField("date", "\(field) is in the future") }) else {
             throw DomainError.invalidField("date", "'\(field)' is not a date (YYYY-MM-DD or ISO 8601)")
         }

@@ -153,10 +153,10 @@ enum ExternalKeys {
 
     /// How an external_id is stored: nothing when there is none; no key, the row being keyed
     /// by its content, when it is the row's own content key (worked out again when read);
-    /// else the text, under its key.
-    static func stored(_ externalID: String?, dateText: String, amountText: String, note: String?) -> (text: String?, contentKeyed: Bool) {
+    /// else the text, under its key. (`dateText` is made only for an id of a content key's form.)
+    static func stored(_ externalID: String?, dateText: @autoclosure () -> String, amountText: String, note: String?) -> (text: String?, contentKeyed: Bool) {
         guard let externalID else { return (nil, false) }
-        if externalID.hasPrefix("csv-"), externalID == contentKey(dateText: dateText, amountText: amountText, note: note) { return (nil, true) }
+        if looksLikeContentKey(externalID), externalID == contentKey(dateText: dateText(), amountText: amountText, note: note) { return (nil, true) }
         return (externalID, false)
     }
 

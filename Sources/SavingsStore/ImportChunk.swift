@@ -72,8 +72,8 @@ struct ImportChunk {
 
     var isFull: Bool { entries.count >= Self.capacity }
 
-    /// Adds a row keyed by `key`.
-    mutating func append(_ row: TransactionCSVRow, _ key: Key) {
+    /// Adds a row keyed by `key` (taken, not copied: an import's rows pass through here once).
+    mutating func append(_ row: consuming TransactionCSVRow, _ key: consuming Key) {
         entries.append(Entry(row: row, key: key))
     }
 
@@ -101,15 +101,17 @@ struct ImportChunk {
         var present = [Int64?](repeating: nil, count: entries.count)
         let everyRow = entries.contains { $0.contentKeyed && !$0.derived }
         var inChunk = Set<String>()
-        for (index, entry) in entries.enumerated() where entry.contentKeyed {
+        // By index: an entry bound by a loop would be copied out of the array, for every row.
+        for index in entries.indices where entries[index].contentKeyed {
             if everyRow {
-                guard inChunk.insert(entry.key).inserted else {
+                guard inChunk.insert(entries[index].key).inserted else {
                     present[index] = 0
                     continue
                 }
-            } else if entry.milliseconds > newestBefore!, !contentKeyTexts {
+            } else if entries[index].milliseconds > newestBefore!, !contentKeyTexts {
                 continue
             }
+            let entry = entries[index]
             present[index] = try ExternalKeys.findContent(asset: asset.ref, date: entry.milliseconds, amountText: entry.row.amountText,
                                                           note: entry.row.note, db)
             if present[index] == nil, contentKeyTexts { present[index] = try ExternalKeys.find(entry.key, asset: asset.ref, db) }
@@ -148,9 +150,10 @@ struct ImportChunk {
             // external_id already stored (the same id: already present) or collided with another
             // id's key and goes in on its own at the next free key of its block.
             var earliest: Int64?
-            for (index, entry) in entries.enumerated() {
+            for index in entries.indices {
                 var went = present[index] == nil && (allWent || inserted.contains(refs[index]))
-                if present[index] == nil, !went, !entry.contentKeyed, try ExternalKeys.find(entry.key, asset: asset.ref, db) == nil {
+                if present[index] == nil, !went, !entries[index].contentKeyed, try ExternalKeys.find(entries[index].key, asset: asset.ref, db) == nil {
+                    let entry = entries[index]
                     guard let free = try ExternalKeys.freeKey(asset: asset.ref, home: ExternalKeys.home(entry.key), db) else {
                         throw DomainError.invalidField("external_id", "'\(entry.key)' cannot be stored: too many ids of this asset share its key")
                     }
@@ -161,18 +164,21 @@ struct ImportChunk {
                     went = true
                 }
                 if went {
-                    added.add(entry.row.amount, units: entry.row.units)
-                    if earliest.map({ entry.milliseconds < $0 }) ?? true { earliest = entry.milliseconds }
-                    newest = max(newest, entry.milliseconds)
-                    if !entry.contentKeyed, ExternalKeys.looksLikeContentKey(entry.key) { contentKeyTexts = true }
-                    // A content key a file gave may be met again by a later row of this import.
-                    if entry.contentKeyed, !entry.derived { newestBefore = .max }
+                    added.add(entries[index].row.amount, units: entries[index].row.units)
+                    let milliseconds = entries[index].milliseconds
+                    if earliest.map({ milliseconds < $0 }) ?? true { earliest = milliseconds }
+                    newest = max(newest, milliseconds)
+                    if !entries[index].derived {
+                        if !entries[index].contentKeyed, ExternalKeys.looksLikeContentKey(entries[index].key) { contentKeyTexts = true }
+                        // A content key a file gave may be met again by a later row of this import.
+                        if entries[index].contentKeyed { newestBefore = .max }
+                    }
                 }
                 results.append(went)
             }
             return earliest
         }
-        for (entry, inserted) in zip(entries, results) { try body(entry, inserted) }
+        for index in entries.indices { try body(entries[index], results[index]) }
         if newest > .min { try SavingsDatabase.addToBalance(assetID: asset.id, amount: added.plainText, newest: newest, db) }
         entries.removeAll(keepingCapacity: true)
     }

@@ -172,6 +172,18 @@ import Testing
         #expect(Timestamp.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
     }
 
+    /// The bytes an import hashes are the text `format` gives, in the fixed form and in the
+    /// years Foundation formats (before 1583, after 9999).
+    @Test func formattedBytesAreTheText() {
+        var random = SeededGenerator(state: 7)
+        var instants: [Int64] = [0, -1, 1, -62_135_596_800_000, -12_219_292_800_001, 253_402_300_799_999, 253_402_300_800_000]
+        for _ in 0..<1_000 { instants.append(Int64(bitPattern: random.next()) % 300_000_000_000_000) }
+        for millis in instants {
+            let bytes = Timestamp.withFormatted(milliseconds: millis) { Array($0) }
+            #expect(String(decoding: bytes, as: UTF8.self) == Timestamp.format(milliseconds: millis), "\(millis)")
+        }
+    }
+
     /// Values up to 19 digits are built from an integer; they must equal the text route.
     @Test func theIntegerRouteGivesTheSameValuesAsText() throws {
         let posix = Locale(identifier: "en_US_POSIX")

@@ -146,8 +146,8 @@ public struct DatePattern: Sendable, Equatable {
 }
 
 /// The dates of an import's rows: read by the file's formats in its zone, to the millisecond,
-/// never in the future. Files list many rows a day in order, and a calendar computation and a
-/// timestamp formatting per row showed in an import's profile: the last day is remembered.
+/// never in the future. Files list many rows a day in order, and a calendar computation per row
+/// showed in an import's profile: the last day is remembered.
 /// A history changes day every few rows, so a plain `YYYY-MM-DD` day also comes from its
 /// month's first midnight when the zone keeps one offset all month (one calendar computation
 /// a month instead of one a day).
@@ -155,7 +155,7 @@ public struct RowDates: Sendable {
     public let formats: [DatePattern]
     public let now: Date
     private let calendar: Calendar
-    private var last: (field: String, date: Date, stored: String)?
+    private var last: (field: String, date: Date)?
     /// The month last asked for, and its first midnight in milliseconds when every day of it
     /// starts a whole number of days later (nil: the calendar works out each day).
     private var month: (year: Int, month: Int, first: Int64?)?
@@ -168,10 +168,10 @@ public struct RowDates: Sendable {
         self.calendar = calendar
     }
 
-    /// A field's instant and its stored text; nil when no format reads it. A date in the
+    /// A field's instant (to the millisecond); nil when no format reads it. A date in the
     /// future is refused with `future`'s message.
-    public mutating func date(_ field: String, future: () -> DomainError) throws -> (date: Date, stored: String)? {
-        if let last, last.field == field { return (last.date, last.stored) }
+    public mutating func date(_ field: String, future: () -> DomainError) throws -> Date? {
+        if let last, last.field == field { return last.date }
         let calendar = calendar
         let date: Date
         if formats.first == .iso8601, field.utf8.count == 10, let day = try? CalendarDate(parsing: field, field: "date") {
@@ -183,9 +183,8 @@ public struct RowDates: Sendable {
         }
         guard date.timeIntervalSince(now) <= 60 else { throw future() }
         let instant = Timestamp.truncatedToMilliseconds(date)
-        let stored = Timestamp.format(instant)
-        last = (field, instant, stored)
-        return (instant, stored)
+        last = (field, instant)
+        return instant
     }
 
     /// The first instant of `day` in the zone (what `DatePattern.iso8601` reads it as); nil

@@ -139,11 +139,11 @@ public struct RulesRowFormat: ImportRowFormat {
         let balance = try balanceColumn.map { try number($0, fields: fields, required: false) } ?? nil
         if skip {
             if asset == nil, let code { return .unassigned(code: code, unmapped: false) }
-            let date = try? day(field(dateColumn), line: record.line).0
+            let date = try? day(field(dateColumn), line: record.line)
             return .skipped(line: record.line, asset: asset, code: code, date: date, amount: try? amount(fields, direction: direction), balance: balance)
         }
         let amount = try amount(fields, direction: direction)
-        let (date, dateText) = try day(field(dateColumn), line: record.line)
+        let date = try day(field(dateColumn), line: record.line)
         guard amount != 0 else { return .skipped(line: record.line, asset: asset, code: code, date: date, amount: 0, balance: balance) }
         seenRow = true
         let note = try GoalRules.validNotes(render(noteKey))
@@ -151,7 +151,7 @@ public struct RulesRowFormat: ImportRowFormat {
         if let externalID, externalID.count > TransactionCSVFormat.maxExternalIDLength {
             throw DomainError.invalidField("external_id", "longer than \(TransactionCSVFormat.maxExternalIDLength) characters")
         }
-        let row = TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID, dateText: dateText)
+        let row = TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID)
         return .row(row, asset: asset, code: code, balance: balance)
 
         func render(_ key: String) -> String? {
@@ -212,8 +212,8 @@ public struct RulesRowFormat: ImportRowFormat {
         return value
     }
 
-    /// A date field's instant (to the millisecond) and its stored text.
-    private mutating func day(_ text: String, line: Int) throws -> (Date, String) {
+    /// A date field's instant (to the millisecond).
+    private mutating func day(_ text: String, line: Int) throws -> Date {
         let column = dateLabel
         guard let day = try dates.date(text, future: { Self.problem("\(column): \(text) is in the future") }) else {
             let formats = rules.dateFormats.map { "\"\($0.source)\"" }.joined(separator: " or ")
