@@ -113,22 +113,22 @@ enum HistoryTable {
         return ref
     }
 
-    /// Writes rows of one pair through one prepared statement, then tells the window cache once
-    /// (at the earliest timestamp). New rows take the next refs and the ids derived from them;
-    /// with `keepIDs` (a document, the earlier app's export) a row keeps its id: at the ref it
-    /// was derived from, or in `uuid`. Returns the rows as stored (ids as given them).
+    /// Writes rows of one pair, several rows a statement, then tells the window cache once (at
+    /// the earliest timestamp). New rows take the next refs and the ids derived from them; with
+    /// `keepIDs` (a document, the earlier app's export) a row keeps its id: at the ref it was
+    /// derived from, or in `uuid`. Returns the rows as stored (ids as given them).
     @discardableResult
     static func insert(_ entries: [AllocationHistoryEntry], asset: Int64, goal: Int64, keepIDs: Bool,
                        _ db: Database) throws -> [AllocationHistoryEntry] {
         guard let first = entries.first else { return [] }
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO allocation_history (ref, asset, goal, amount, timestamp, created_at, month_label, uuid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
         // New rows take their refs in one step.
         var next = keepIDs ? 0 : try RefTable.history.take(entries.count, db)
         var stored = entries
+        var values: [(any DatabaseValueConvertible)?] = []
+        values.reserveCapacity(min(entries.count, insertRows) * 8)
         try WindowCache.touching(db, assetID: StoreKey.id(first.assetID)) {
             var earliest = Int64.max
+            var rows = statementRows(stored.count), written = 0
             for index in stored.indices {
                 let entry = stored[index]
                 let ref: Int64, uuid: Data?
@@ -142,13 +142,35 @@ enum HistoryTable {
                 }
                 let timestamp = Timestamp.milliseconds(entry.timestamp)
                 earliest = min(earliest, timestamp)
-                statement.setUncheckedArguments([ref, asset, goal, Amount.plainText(entry.amount), timestamp,
-                                                 Timestamp.milliseconds(entry.createdAt), entry.monthLabel.description, uuid])
-                try statement.execute()
+                values += [ref, asset, goal, Amount.plainText(entry.amount), timestamp, Timestamp.milliseconds(entry.createdAt),
+                           entry.monthLabel.description, uuid]
+                // A statement per run of rows (a deposit a row, an import thousands): SQLite's
+                // work per statement, not per row, was most of a row's cost.
+                if index + 1 - written == rows {
+                    try db.cachedStatement(sql: insertSQL(rows: rows)).execute(arguments: StatementArguments(values))
+                    values.removeAll(keepingCapacity: true)
+                    written = index + 1
+                    rows = statementRows(stored.count - written)
+                }
             }
             return earliest
         }
         return stored
+    }
+
+    /// Rows an INSERT of `insert` writes at most.
+    private static let insertRows = 64
+
+    /// The rows of the next statement when `remaining` are left: 64, or the largest power of
+    /// two that fits (so the statements cached are those of seven sizes).
+    private static func statementRows(_ remaining: Int) -> Int {
+        remaining >= insertRows ? insertRows : max(1, 1 << (Int.bitWidth - 1 - remaining.leadingZeroBitCount))
+    }
+
+    /// The INSERT of `rows` rows, eight parameters a row.
+    private static func insertSQL(rows: Int) -> String {
+        "INSERT INTO allocation_history (ref, asset, goal, amount, timestamp, created_at, month_label, uuid) VALUES "
+            + repeatElement("(?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
     /// Sets a stored row's amount (a later row shifted by an earlier change).

@@ -78,12 +78,13 @@ import Testing
     }
 
     /// An import applies its automatic allocations together; the history must be what `tx.add`
-    /// of the same deposits, one after another, writes: backdated rows included.
+    /// of the same deposits, one after another, writes: backdated rows included. 150 deposits
+    /// take INSERTs of every size the history writes (64, 64, 16, 4, 2 rows).
     @Test func importAllocatesAsTheSameDepositsAddedOneByOne() async throws {
         let now = start.addingTimeInterval(400 * 86_400)
         var rows: [(date: Date, amount: String)] = []
         var random = SeededGenerator(state: 2026)
-        for _ in 0..<60 {
+        for _ in 0..<149 {
             let day = Double(random.next() % 380)
             rows.append((start.addingTimeInterval(day * 86_400), "\(random.next() % 1000 + 1).\(random.next() % 100)"))
         }
@@ -117,6 +118,8 @@ import Testing
         let expected = try await timeline(added)
         #expect(expected.count == 4 + rows.count)
         #expect(try await timeline(imported) == expected)
+        let ids = try await imported.allocationHistory(asset: "Wallet", goal: "A", from: nil, to: nil).map(\.id)
+        #expect(Set(ids).count == ids.count)
         let allocation = { (db: SavingsDatabase) in try await db.portfolio(now: now, pivot: try CurrencyCode("USD")).allocations.map(\.amount) }
         #expect(try await allocation(imported) == (try await allocation(added)))
     }
