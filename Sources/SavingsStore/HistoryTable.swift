@@ -128,7 +128,7 @@ enum HistoryTable {
         values.reserveCapacity(min(entries.count, insertRows) * 8)
         try WindowCache.touching(db, assetID: StoreKey.id(first.assetID)) {
             var earliest = Int64.max
-            var rows = statementRows(stored.count), written = 0
+            var rows = InsertRuns.rows(stored.count, largest: insertRows), written = 0
             for index in stored.indices {
                 let entry = stored[index]
                 let ref: Int64, uuid: Data?
@@ -147,10 +147,10 @@ enum HistoryTable {
                 // A statement per run of rows (a deposit a row, an import thousands): SQLite's
                 // work per statement, not per row, was most of a row's cost.
                 if index + 1 - written == rows {
-                    try db.cachedStatement(sql: insertSQL(rows: rows)).execute(arguments: StatementArguments(values))
+                    try db.cachedStatement(sql: insertSQL[rows]!).execute(arguments: StatementArguments(values))
                     values.removeAll(keepingCapacity: true)
                     written = index + 1
-                    rows = statementRows(stored.count - written)
+                    rows = InsertRuns.rows(stored.count - written, largest: insertRows)
                 }
             }
             return earliest
@@ -161,17 +161,11 @@ enum HistoryTable {
     /// Rows an INSERT of `insert` writes at most.
     private static let insertRows = 64
 
-    /// The rows of the next statement when `remaining` are left: 64, or the largest power of
-    /// two that fits (so the statements cached are those of seven sizes).
-    private static func statementRows(_ remaining: Int) -> Int {
-        remaining >= insertRows ? insertRows : max(1, 1 << (Int.bitWidth - 1 - remaining.leadingZeroBitCount))
-    }
-
-    /// The INSERT of `rows` rows, eight parameters a row.
-    private static func insertSQL(rows: Int) -> String {
-        "INSERT INTO allocation_history (ref, asset, goal, amount, timestamp, created_at, month_label, uuid) VALUES "
-            + repeatElement("(?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
-    }
+    /// The INSERTs of `insert` by their rows (`InsertRuns`), eight parameters a row.
+    private static let insertSQL = Dictionary(uniqueKeysWithValues: InsertRuns.sizes(upTo: insertRows).map { rows in
+        (rows, "INSERT INTO allocation_history (ref, asset, goal, amount, timestamp, created_at, month_label, uuid) VALUES "
+            + repeatElement("(?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+    })
 
     /// Sets a stored row's amount (a later row shifted by an earlier change).
     static func setAmount(ref: Int64, _ amount: Decimal, _ db: Database) throws {

@@ -63,8 +63,9 @@ struct ImportChunk {
     /// key, which a content-keyed row of the same key must also meet.
     private var contentKeyTexts = false
 
-    /// The full chunk's INSERT statements, by whether they are keyless.
-    private var full: [Bool: Statement] = [:]
+    /// The INSERT statements used, by their rows and whether they are keyless (a cached
+    /// statement is found by hashing its SQL, a full chunk's some 12 KB).
+    private var prepared: [Int: Statement] = [:]
     /// The texts of the rows an INSERT binds.
     private var texts: [UInt8] = []
 
@@ -87,7 +88,7 @@ struct ImportChunk {
     /// was inserted (false: its external_id was already there, from before or from an earlier
     /// row of the file).
     mutating func flush(into db: Database, asset: (id: String, ref: Int64), source: AssetTransaction.Source = .import, createdAt: Date,
-                        _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
+                        refs block: inout RefBlock, _ body: (Entry, _ inserted: Bool) throws -> Void) throws {
         guard !entries.isEmpty else { return }
         if newestBefore == nil {
             newestBefore = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(date) FROM asset_transaction WHERE asset = ?"),
@@ -117,7 +118,7 @@ struct ImportChunk {
             if present[index] == nil, contentKeyTexts { present[index] = try ExternalKeys.find(entry.key, asset: asset.ref, db) }
         }
         let fresh = entries.count - present.count { $0 != nil }
-        var next = fresh > 0 ? try RefTable.transactions.take(fresh, db) : 0
+        var next = fresh > 0 ? try block.take(fresh, db) : 0
         var refs = [Int64](repeating: 0, count: entries.count)
         for index in entries.indices where present[index] == nil {
             refs[index] = next
@@ -141,9 +142,13 @@ struct ImportChunk {
                 // (which has SQLite keep the returned rows aside, a third of the INSERT's time).
                 let keyless = rows.allSatisfy { entries[$0].contentKeyed }
                 if !keyless { inserted.reserveCapacity(rows.count) }
-                let statement = try statement(db, rows: rows.count, keyless: keyless)
-                try Self.insert(entries, rows: rows, refs: refs, asset: asset.ref, source: source, createdAt: created,
-                                statement, texts: &texts) { inserted.insert($0) }
+                var start = 0
+                while start < rows.count {
+                    let run = InsertRuns.rows(rows.count - start, largest: Self.capacity)
+                    try Self.insert(entries, rows: rows[start..<start + run], refs: refs, asset: asset.ref, source: source, createdAt: created,
+                                    statement(db, rows: run, keyless: keyless), texts: &texts) { inserted.insert($0) }
+                    start += run
+                }
                 allWent = keyless
             }
             // Of rows sharing an external key, the first went in. Any other either meets its
@@ -158,7 +163,7 @@ struct ImportChunk {
                         throw DomainError.invalidField("external_id", "'\(entry.key)' cannot be stored: too many ids of this asset share its key")
                     }
                     try db.cachedStatement(sql: TransactionTable.insertOne).execute(arguments: [
-                        try RefTable.transactions.take(1, db), asset.ref, entry.row.amountText, entry.milliseconds,
+                        try block.take(1, db), asset.ref, entry.row.amountText, entry.milliseconds,
                         TransactionKind(source: source, contentKeyed: false).code, entry.row.note, free, entry.key, created, nil,
                     ])
                     went = true
@@ -183,13 +188,12 @@ struct ImportChunk {
         entries.removeAll(keepingCapacity: true)
     }
 
-    /// The INSERT of `rows` rows (the full chunk's kept for the import: a cached statement is
-    /// found by hashing its SQL, a full chunk's some 12 KB).
+    /// The INSERT of `rows` rows (a size `InsertRuns` gives).
     private mutating func statement(_ db: Database, rows: Int, keyless: Bool) throws -> Statement {
-        guard rows == Self.capacity else { return try db.cachedStatement(sql: Self.sql(rows: rows, keyless: keyless)) }
-        if let kept = full[keyless] { return kept }
-        let made = try db.cachedStatement(sql: keyless ? Self.fullSQL : Self.fullKeyedSQL)
-        full[keyless] = made
+        let key = 2 * rows + (keyless ? 1 : 0)
+        if let kept = prepared[key] { return kept }
+        let made = try db.cachedStatement(sql: (keyless ? Self.keylessSQL : Self.keyedSQL)[rows]!)
+        prepared[key] = made
         return made
     }
 
@@ -197,7 +201,7 @@ struct ImportChunk {
     /// with each ref it returns. The
     /// rows' texts are copied into `texts` first and bound where they lie there, so SQLite
     /// takes no copy of its own (an allocation and a free per text).
-    private static func insert(_ entries: [Entry], rows: [Int], refs: [Int64], asset: Int64, source: AssetTransaction.Source,
+    private static func insert(_ entries: [Entry], rows: ArraySlice<Int>, refs: [Int64], asset: Int64, source: AssetTransaction.Source,
                                createdAt: Int64, _ statement: Statement, texts: inout [UInt8], inserted: (Int64) -> Void) throws {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
@@ -255,8 +259,8 @@ struct ImportChunk {
         }
     }
 
-    private static let fullSQL = sql(rows: capacity, keyless: true)
-    private static let fullKeyedSQL = sql(rows: capacity, keyless: false)
+    private static let keylessSQL = Dictionary(uniqueKeysWithValues: InsertRuns.sizes(upTo: capacity).map { ($0, sql(rows: $0, keyless: true)) })
+    private static let keyedSQL = Dictionary(uniqueKeysWithValues: InsertRuns.sizes(upTo: capacity).map { ($0, sql(rows: $0, keyless: false)) })
 
     /// `?1` is the asset's ref, `?2` created_at; seven parameters a row follow. Unless the rows
     /// are all `keyless`, a row whose external key another row holds is left out (`DO NOTHING`),

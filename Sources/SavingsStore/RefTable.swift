@@ -75,6 +75,38 @@ struct RefTable: Sendable {
     ]
 }
 
+/// Refs of a `RefTable` taken ahead for a bulk write, a block at a time: one update of the
+/// counter per block instead of one per chunk of rows (an import of 5,000 rows took 20). What
+/// is left at the end goes back (`finish`), unless a ref was taken apart since; a block taken
+/// next to the last is contiguous with it, so nothing is skipped either way.
+struct RefBlock {
+    let table: RefTable
+    static let size = 4096
+    /// The refs taken and not handed out yet: `next...last`.
+    private var next: Int64 = 1, last: Int64 = 0
+
+    init(_ table: RefTable) { self.table = table }
+
+    /// The first of `count` consecutive new refs.
+    mutating func take(_ count: Int, _ db: Database) throws -> Int64 {
+        if last - next + 1 < Int64(count) {
+            let first = try table.take(max(count, Self.size), db)
+            // A new block right after this one continues it; otherwise its rest is left unused.
+            if first != last + 1 { next = first }
+            last = first + Int64(max(count, Self.size)) - 1
+        }
+        defer { next += Int64(count) }
+        return next
+    }
+
+    /// Gives the refs not handed out back to the counter, when it still stands at this block's end.
+    mutating func finish(_ db: Database) throws {
+        guard next <= last else { return }
+        try db.cachedStatement(sql: "UPDATE \(table.counter) SET last = ? WHERE last = ?").execute(arguments: [next - 1, last])
+        last = next - 1
+    }
+}
+
 /// A row of a `RefTable` as its readers select it: `columns` from `from`, the table itself
 /// under `alias`, in `order` unless asked otherwise.
 protocol RefRecord {

@@ -173,8 +173,9 @@ extension SavingsDatabase {
             var result = CSVImportResult()
             result.dryRun = options.dryRun
             var previewLines = Set<Int>()
+            var refs = RefBlock(.transactions)
             func flush(_ target: ImportTarget) throws {
-                try target.chunk.flush(into: db, asset: (target.asset.id, target.ref), createdAt: now) { entry, inserted in
+                try target.chunk.flush(into: db, asset: (target.asset.id, target.ref), createdAt: now, refs: &refs) { entry, inserted in
                     if detailed, previewLines.contains(entry.row.line) {
                         result.preview.append(.init(line: entry.row.line, asset: target.asset.name, date: entry.row.dateText,
                                                     amount: entry.row.amountText, note: entry.row.note, externalID: entry.key,
@@ -246,8 +247,9 @@ extension SavingsDatabase {
                 refused.balanceDisagrees = result.balanceDisagrees
                 return .rollback(refused)
             }
+            for target in targets { try flush(target) }
+            try refs.finish(db)
             for target in targets {
-                try flush(target)
                 try target.allocator.apply(timeZone: timeZone, db)
                 target.summary.autoAllocated = target.allocator.allocated
                 result.autoAllocated += target.allocator.allocated

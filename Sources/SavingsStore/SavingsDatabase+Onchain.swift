@@ -100,10 +100,11 @@ extension SavingsDatabase {
             }
             var allocator = try DepositAllocator(asset: asset, now: now, db)
             var chunk = ImportChunk()
+            var refs = RefBlock(.transactions)
             let ref = try Self.assetRef(asset.id, db)
             var inserted = 0
             func flush() throws {
-                try chunk.flush(into: db, asset: (asset.id, ref), source: .onchain, createdAt: now) { entry, fresh in
+                try chunk.flush(into: db, asset: (asset.id, ref), source: .onchain, createdAt: now, refs: &refs) { entry, fresh in
                     guard fresh else { return }
                     inserted += 1
                     try allocator.inserted(amount: entry.row.amount, units: entry.row.units, date: entry.row.date, db)
@@ -118,6 +119,7 @@ extension SavingsDatabase {
                 if chunk.isFull { try flush() }
             }
             try flush()
+            try refs.finish(db)
             try allocator.apply(timeZone: timeZone, db)
             try db.execute(sql: "UPDATE asset_watch SET cursor = ? WHERE asset_id = ?", arguments: [cursor, asset.id])
             return .commit(inserted)
