@@ -144,8 +144,8 @@ enum HistoryTable {
                 earliest = min(earliest, timestamp)
                 values += [ref, asset, goal, Amount.plainText(entry.amount), timestamp, Timestamp.milliseconds(entry.createdAt),
                            entry.monthLabel.description, uuid]
-                // A statement per run of rows (a deposit a row, an import thousands): SQLite's
-                // work per statement, not per row, was most of a row's cost.
+                // A statement per run of rows, not per row (a deposit writes one, an import's
+                // allocation thousands).
                 if index + 1 - written == rows {
                     try db.cachedStatement(sql: insertSQL[rows]!).execute(arguments: StatementArguments(values))
                     values.removeAll(keepingCapacity: true)

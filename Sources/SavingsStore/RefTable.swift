@@ -76,9 +76,10 @@ struct RefTable: Sendable {
 }
 
 /// Refs of a `RefTable` taken ahead for a bulk write, a block at a time: one update of the
-/// counter per block instead of one per chunk of rows (an import of 5,000 rows took 20). What
-/// is left at the end goes back (`finish`), unless a ref was taken apart since; a block taken
-/// next to the last is contiguous with it, so nothing is skipped either way.
+/// counter per block instead of one per chunk of rows (an import of 5,000 rows took 20). A
+/// block taken right after the last continues it, and what is left at the end goes back
+/// (`finish`). When a ref was taken apart in between, what the block had left stays unused:
+/// a gap, as a deleted row leaves, never a ref given twice.
 struct RefBlock {
     let table: RefTable
     static let size = 4096
