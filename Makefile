@@ -88,10 +88,12 @@ BUILD_FLAGS = $(if $(filter release,$(BUILD_CONFIG)),$(RELEASE_FLAGS),-c $(BUILD
 install: deps
 	$(SWIFT) build $(BUILD_FLAGS) --product savingsd
 	$(SWIFT) build $(BUILD_FLAGS) --product savingsctl
+	$(SWIFT) build $(BUILD_FLAGS) --product savings-web
 	@set -e; release=$$($(SWIFT) build $(BUILD_FLAGS) --show-bin-path); \
 	root="$(DESTDIR)$(PREFIX)"; \
 	install -D -m 0755 "$$release/savingsd" "$$root/bin/savingsd"; \
 	install -D -m 0755 "$$release/savingsctl" "$$root/bin/savingsctl"; \
+	install -D -m 0755 "$$release/savings-web" "$$root/lib/savingsd/savings-web"; \
 	mkdir -p "$$root/share/bash-completion/completions" "$$root/share/zsh/site-functions" \
 	         "$$root/share/fish/vendor_completions.d" "$$root/share/man/man1"; \
 	for tool in savingsd savingsctl; do \

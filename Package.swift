@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "savingsd", targets: ["savingsd"]),
         .executable(name: "savingsctl", targets: ["savingsctl"]),
+        .executable(name: "savings-web", targets: ["savings-web"]),
         .executable(name: "savings-bench", targets: ["savings-bench"]),
         .executable(name: "bench-echo", targets: ["bench-echo"]),
     ],
@@ -24,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        // The web view's HTTP server and templates (without swift-configuration, which it does not use).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -60,6 +65,22 @@ let package = Package(
         ),
         // Human output of savingsctl: tables, colour, amounts, the overview and the HTML report.
         .target(name: "SavingsCLI", dependencies: ["SavingsCore", "SavingsRPC"], swiftSettings: strict),
+        // `savingsctl web`: the app's screens in a browser, served on loopback as the invoking user
+        // by `savings-web`, which savingsctl runs (so savingsctl itself starts without an HTTP server).
+        .executableTarget(name: "savings-web", dependencies: ["SavingsWeb"], swiftSettings: strict),
+        .target(
+            name: "SavingsWeb",
+            dependencies: [
+                "SavingsCore", "SavingsRPC", "SavingsCLI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "savingsctl",
             dependencies: ["SavingsCLI", "SavingsRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -88,6 +109,7 @@ let package = Package(
         ),
         .testTarget(name: "SavingsRPCTests", dependencies: ["SavingsRPC"], swiftSettings: strict),
         .testTarget(name: "SavingsCLITests", dependencies: ["SavingsCLI"], exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(name: "SavingsWebTests", dependencies: ["SavingsWeb"], swiftSettings: strict),
         .testTarget(
             name: "SavingsDaemonTests",
             dependencies: ["SavingsDaemon", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],

@@ -9,7 +9,7 @@ make --no-print-directory install DESTDIR="$root" PREFIX=/usr BUILD_CONFIG=debug
 rm -f "$root.log"
 fail() { echo "check-install: $*" >&2; exit 1; }
 for path in \
-    usr/bin/savingsd usr/bin/savingsctl \
+    usr/bin/savingsd usr/bin/savingsctl usr/lib/savingsd/savings-web \
     usr/share/bash-completion/completions/savingsctl usr/share/bash-completion/completions/savingsd \
     usr/share/zsh/site-functions/_savingsctl usr/share/fish/vendor_completions.d/savingsctl.fish \
     usr/share/man/man1/savingsd.1 usr/share/man/man1/savingsctl.1 usr/share/man/man1/savingsctl.goal.1 usr/share/man/man1/savingsctl.report.1 usr/share/man/man1/savingsctl.demo.1 \
@@ -21,6 +21,9 @@ for path in \
     [ -s "$root/$path" ] || fail "missing or empty: $path"
 done
 "$root/usr/bin/savingsctl" --version > /dev/null || fail "the installed savingsctl does not run"
+# `savingsctl web` runs the installed server: with no daemon it says so, not that the server is missing.
+web=$("$root/usr/bin/savingsctl" --socket "$root/none.sock" web 2>&1) && fail "savingsctl web without a daemon succeeded"
+case "$web" in *"not installed"*) fail "the installed savingsctl web does not find savings-web: $web";; esac
 "$root/usr/bin/savingsd" --check-config --config "$root/usr/share/doc/savingsd/savingsd.toml.example" > /dev/null \
     || fail "the example configuration does not validate"
 grep -q '^ExecStart=/usr/bin/savingsd --system' "$root/usr/lib/systemd/system/savingsd.service" || fail "system unit ExecStart"

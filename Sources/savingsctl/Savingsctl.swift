@@ -15,7 +15,7 @@ struct Savingsctl: ParsableCommand {
             StatusCommand.self, DashboardCommand.self, GoalCommand.self, ContributeCommand.self, UndoContributionCommand.self,
             AssetCommand.self, TxCommand.self, AllocCommand.self, RatesCommand.self, PlanCommand.self, MonthCommand.self, EventsCommand.self,
             BackupCommand.self, CheckCommand.self, ExportCommand.self, ImportCommand.self, LegacyImportCommand.self, DemoCommand.self, ReportCommand.self,
-            CallCommand.self,
+            CallCommand.self, WebCommand.self,
         ])
 
     static let version = "0.1.0"

@@ -1,0 +1,99 @@
+import NIOCore
+import NIOExtras
+import NIOPosix
+import SavingsCLI
+import SavingsRPC
+
+/// The web server's way to savingsd: its Unix socket, one connection per request or per
+/// subscription, with the credentials of the user who started `savingsctl web`. So the
+/// daemon's access rules (allowed users and groups, read-only groups) apply unchanged, and
+/// savingsd itself opens no TCP port.
+public struct DaemonLink: Sendable {
+    public let socketPath: String
+
+    public init(socketPath: String) { self.socketPath = socketPath }
+
+    /// Why a call did not give a result: the daemon's error (with savingsctl's message and next
+    /// step), or the daemon out of reach.
+    public enum Failure: Error, Sendable, Equatable {
+        case remote(RPCError, message: String)
+        case unreachable(String)
+
+        /// What the page shows.
+        public var message: String {
+            switch self {
+            case .remote(_, let message): message
+            case .unreachable(let reason): "savingsd cannot be reached (\(reason)); it may be stopped or restarting."
+            }
+        }
+
+        /// The daemon's error kind (`read_only`, `not_found`, ...), when it answered one.
+        public var kind: String? {
+            if case .remote(let error, _) = self { return error.data?["kind"]?.stringValue }
+            return nil
+        }
+    }
+
+    private typealias Line = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+    private func connect() async throws(Failure) -> Line {
+        do {
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                        return try Line(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw .unreachable("\(error)")
+        }
+    }
+
+    /// Calls `method` and returns its result.
+    public func call(_ method: String, _ params: [String: JSONValue] = [:]) async throws(Failure) -> JSONValue {
+        let channel = try await connect()
+        let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": .string(method), "params": .object(params)]
+        var answer: JSONValue?
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(bytes: JSONSerializer.bytes(request) + [0x0A]))
+                for try await line in inbound {
+                    let message = try JSONParser.parse(Array(buffer: line))
+                    // Progress notifications have no id; the answer has ours.
+                    if message["id"] != nil {
+                        answer = message
+                        return
+                    }
+                }
+            }
+        } catch {
+            throw .unreachable("\(error)")
+        }
+        guard let answer else { throw .unreachable("the connection ended before the answer to \(method)") }
+        if let error = answer["error"] {
+            let rpcError = RPCError(code: error["code"]?.intValue ?? RPCError.internalErrorCode,
+                                    message: error["message"]?.stringValue ?? "error", data: error["data"])
+            throw .remote(rpcError, message: Hints.message(for: rpcError, method: method))
+        }
+        return answer["result"] ?? .null
+    }
+
+    /// Subscribes to the daemon's events and calls `event` with each one's method and params,
+    /// until the connection ends (returns) or fails (throws).
+    public func events(_ event: @Sendable (String, JSONValue) async -> Void) async throws(Failure) {
+        let channel = try await connect()
+        let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": [:]]
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(bytes: JSONSerializer.bytes(request) + [0x0A]))
+                for try await line in inbound {
+                    let message = try JSONParser.parse(Array(buffer: line))
+                    if let method = message["method"]?.stringValue { await event(method, message["params"] ?? .null) }
+                }
+            }
+        } catch {
+            throw .unreachable("\(error)")
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Mustache
+import SavingsRPC
+
+/// The web view's pages: Mustache templates embedded in the binary (no file to install, nothing
+/// from another origin), filled from the daemon's answers. `{{name}}` escapes HTML, so a goal
+/// named `<script>` shows as text.
+struct Pages: Sendable {
+    let library: MustacheLibrary
+
+    init() throws {
+        var library = MustacheLibrary()
+        try library.register(Self.layout, named: "layout")
+        try library.register(Self.dashboard, named: "dashboard")
+        try library.register(Self.problem, named: "problem")
+        self.library = library
+    }
+
+    /// The dashboard (`dashboard.get`): goals with their progress, this month, rates.
+    func dashboard(_ answer: JSONValue, csrf: String) -> String {
+        let goals = (answer["goals"]?.arrayValue ?? []).map { goal -> [String: Any] in
+            let progress = Decimal(string: goal["progress"]?.stringValue ?? "0") ?? 0
+            let percent = NSDecimalNumber(decimal: min(max(progress, 0), 1) * 100).intValue
+            return [
+                "id": goal["id"]?.stringValue ?? "", "name": goal["name"]?.stringValue ?? "",
+                "currency": goal["currency"]?.stringValue ?? "", "current": goal["current_total"]?.stringValue ?? "",
+                "target": goal["target_amount"]?.stringValue ?? "", "remaining": goal["remaining"]?.stringValue ?? "",
+                "deadline": goal["deadline"]?.stringValue ?? "", "percent": percent,
+                "stale": goal["stale"]?.boolValue == true,
+            ]
+        }
+        var context: [String: Any] = [
+            "title": "Dashboard", "csrf": csrf, "goals": goals, "noGoals": goals.isEmpty,
+            "currency": answer["currency"]?.stringValue ?? "",
+            "goalsTotal": answer["totals"]?["goals_total"]?.stringValue ?? "",
+            "unallocated": answer["totals"]?["unallocated_value"]?.stringValue ?? "",
+            "staleRates": answer["stale"]?.boolValue == true,
+            "staleDrafts": answer["stale_drafts"]?.intValue ?? 0,
+            "ratesAsOf": answer["rates"]?["oldest_as_of"]?.stringValue ?? "",
+        ]
+        if let month = answer["month"], month != .null {
+            context["month"] = [
+                "label": month["month"]?.stringValue ?? "", "status": month["status"]?.stringValue ?? "",
+                "planned": month["planned"]?.stringValue ?? "", "contributed": month["contributed"]?.stringValue ?? "",
+                "remaining": month["remaining"]?.stringValue ?? "", "currency": month["currency"]?.stringValue ?? "",
+            ]
+        }
+        context["hasStaleDrafts"] = (context["staleDrafts"] as? Int ?? 0) > 0
+        return page(body: library.render(context, withTemplate: "dashboard") ?? "", title: "Dashboard")
+    }
+
+    /// A page saying what went wrong and what to do next.
+    func problem(_ message: String, title: String = "savingsd") -> String {
+        page(body: library.render(["message": message], withTemplate: "problem") ?? "", title: title)
+    }
+
+    private func page(body: String, title: String) -> String {
+        library.render(["title": title, "body": body], withTemplate: "layout") ?? body
+    }
+
+    static let layout = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · savingsd</title>
+        <link rel="stylesheet" href="/static/style.css">
+        <script src="/static/live.js" defer></script>
+        </head>
+        <body>
+        <header><nav aria-label="Screens"><a href="/">Dashboard</a></nav>
+        <p id="live" role="status" aria-live="polite"></p></header>
+        <main>
+        {{{body}}}
+        </main>
+        </body>
+        </html>
+        """
+
+    static let dashboard = """
+        <h1>Savings goals</h1>
+        {{#hasStaleDrafts}}<p class="banner" role="alert">{{staleDrafts}} draft plan(s) from earlier months still wait for a decision.</p>{{/hasStaleDrafts}}
+        {{#staleRates}}<p class="banner" role="alert">Some exchange rates are stale: figures may be off.</p>{{/staleRates}}
+        {{#month}}
+        <section aria-labelledby="month-h"><h2 id="month-h">This month ({{label}}, {{status}})</h2>
+        <p>Planned {{planned}} {{currency}} · contributed {{contributed}} {{currency}} · remaining {{remaining}} {{currency}}</p></section>
+        {{/month}}
+        <section aria-labelledby="goals-h"><h2 id="goals-h">Goals</h2>
+        {{#noGoals}}<p>No goals yet: create one with <code>savingsctl goal create</code>.</p>{{/noGoals}}
+        <ul class="goals">
+        {{#goals}}
+        <li class="goal"><h3>{{name}}</h3>
+        <p><progress max="100" value="{{percent}}" aria-label="{{name}}: {{percent}}%">{{percent}}%</progress> {{percent}}%</p>
+        <p>{{current}} of {{target}} {{currency}} · {{remaining}} to go{{#deadline}} · by {{deadline}}{{/deadline}}</p></li>
+        {{/goals}}
+        </ul></section>
+        <section aria-labelledby="totals-h"><h2 id="totals-h">Totals ({{currency}})</h2>
+        <p>Goals {{goalsTotal}} · unallocated {{unallocated}}{{#ratesAsOf}} · rates as of {{ratesAsOf}}{{/ratesAsOf}}</p></section>
+        """
+
+    static let problem = """
+        <h1>Something went wrong</h1>
+        <p class="problem" role="alert">{{message}}</p>
+        """
+}

@@ -1,0 +1,199 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SavingsRPC
+
+/// `savingsctl web`: an HTTP server on loopback showing the app's screens, fed by savingsd
+/// over its socket and pushing its changes to open pages with Server-Sent Events.
+public enum WebServer {
+    /// `savingsctl web`: serves `listen` (`HOST:PORT`, port 0 for a free one) for the daemon at
+    /// `socketPath` until SIGINT or SIGTERM, printing the first URL as the only line on standard
+    /// output, then logging to standard error; `open` starts the desktop browser on it.
+    public static func serve(listen: String, socketPath: String, open: Bool) throws {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw WebFailure("--listen takes HOST:PORT (e.g. 127.0.0.1:0 for a free port), not '\(listen)'")
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw WebFailure("--listen needs a host: 127.0.0.1:\(port)") }
+        var configured = Logger(label: "savingsctl-web") { StreamLogHandler.standardError(label: $0) }
+        configured.logLevel = .info
+        let logger = configured
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await run(host: host, port: port, daemon: DaemonLink(socketPath: socketPath), logger: logger) { url in
+                    FileHandle.standardOutput.write(Data((url + "\n").utf8))
+                    if open { openBrowser(url, logger: logger) }
+                }
+            } catch {
+                outcome.error = error
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.error { throw WebFailure("cannot serve \(listen): \(error)") }
+    }
+
+    /// Starts `xdg-open` on `url`, not waiting for it.
+    static func openBrowser(_ url: String, logger: Logger) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", url]
+        do { try process.run() } catch { logger.warning("cannot start xdg-open: \(error)") }
+    }
+
+    /// Serves until SIGINT or SIGTERM. `ready` is called once with the first URL (the token in
+    /// it), when the server listens.
+    public static func run(host: String, port: Int, daemon: DaemonLink, logger: Logger,
+                           ready: @escaping @Sendable (String) -> Void) async throws {
+        let pages = try Pages()
+        let state = AccessBox()
+        let router = Router()
+        router.add(middleware: Guard(state: state, pages: pages))
+        router.get("/") { _, _ -> Response in
+            let access = state.access!
+            do {
+                return html(pages.dashboard(try await daemon.call("dashboard.get"), csrf: access.csrf))
+            } catch let error as DaemonLink.Failure {
+                return html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
+            }
+        }
+        router.get("/static/style.css") { _, _ in asset(Assets.style, type: "text/css; charset=utf-8") }
+        router.get("/static/live.js") { _, _ in asset(Assets.live, type: "text/javascript; charset=utf-8") }
+        router.get("/events") { _, _ in events(daemon, logger: logger) }
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                let access = WebAccess(host: host, port: bound)
+                state.access = access
+                ready("http://\(WebAccess.bracketed(host)):\(bound)/?token=\(access.token)")
+            },
+            logger: logger)
+        try await app.runService()
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Server-Sent Events: `change` for each event of the daemon, `down` while it cannot be
+    /// reached (tried again every second), `up` when it is back.
+    static func events(_ daemon: DaemonLink, logger: Logger) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { (writer: inout any ResponseBodyWriter) in
+            try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+            var down = false
+            while !Task.isCancelled {
+                do {
+                    let writerBox = WriterBox(writer)
+                    if down { try await writer.write(ByteBuffer(string: "event: up\ndata: {}\n\n")) }
+                    down = false
+                    try await daemon.events { _, params in
+                        let topic = params["topic"]?.stringValue ?? "change"
+                        await writerBox.send("event: change\ndata: \(topic)\n\n")
+                    }
+                    writer = writerBox.writer
+                } catch {
+                    if !down {
+                        logger.info("savingsd out of reach: \((error as? DaemonLink.Failure)?.message ?? "\(error)")")
+                        try await writer.write(ByteBuffer(string: "event: down\ndata: {}\n\n"))
+                    }
+                    down = true
+                }
+                try await Task.sleep(for: .seconds(1))
+            }
+            try await writer.finish(nil)
+        })
+    }
+}
+
+/// Why `savingsctl web` could not serve.
+public struct WebFailure: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// How the server task ended.
+final class Outcome: @unchecked Sendable {
+    var error: (any Error)?
+}
+
+/// The access rules, known once the server has its port.
+final class AccessBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: WebAccess?
+    var access: WebAccess? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
+/// A response body's writer shared with the event callback.
+final class WriterBox: @unchecked Sendable {
+    var writer: any ResponseBodyWriter
+    init(_ writer: any ResponseBodyWriter) { self.writer = writer }
+    func send(_ text: String) async { try? await writer.write(ByteBuffer(string: text)) }
+}
+
+/// Applies `WebAccess` to every request and adds the security headers to every answer.
+struct Guard<Context: RequestContext>: RouterMiddleware {
+    let state: AccessBox
+    let pages: Pages
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await decide(request, context: context, next: next)
+        for (name, value) in WebAccess.securityHeaders {
+            if let field = HTTPField.Name(name) { response.headers[field] = value }
+        }
+        return response
+    }
+
+    private func decide(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let access = state.access else { return WebServer.html(pages.problem("starting"), status: .serviceUnavailable) }
+        var request = request
+        var csrf: String?
+        if request.method == .post {
+            let body = try await request.collectBody(upTo: 64 * 1024)
+            csrf = Form(String(buffer: body))["csrf"]
+        }
+        let verdict = access.check(.init(
+            method: request.method.rawValue, host: request.head.authority, path: request.uri.path,
+            token: request.uri.queryParameters["token"].map(String.init), cookieHeader: request.headers[.cookie],
+            origin: request.headers[.origin], referer: request.headers[.referer], csrf: csrf))
+        switch verdict {
+        case .allow:
+            return try await next(request, context)
+        case .exchange(let path):
+            return Response(status: .seeOther, headers: [.location: path, .setCookie: access.setCookie])
+        case .deny(let reason):
+            return WebServer.html(pages.problem(reason, title: "Forbidden"), status: .forbidden)
+        }
+    }
+}
+
+/// An `application/x-www-form-urlencoded` body's fields.
+struct Form {
+    private var fields: [String: String] = [:]
+
+    init(_ body: String) {
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { Self.decode(String($0)) }
+            if let name = parts.first, fields[name] == nil { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+    }
+
+    subscript(name: String) -> String? { fields[name] }
+
+    private static func decode(_ text: String) -> String {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
+    }
+}

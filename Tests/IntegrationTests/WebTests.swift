@@ -1,0 +1,173 @@
+import Foundation
+import SavingsRPC
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `savingsctl web` end to end: the real daemon, the real savingsctl serving on loopback, and
+/// HTTP requests as a browser (or another site's page) would send them.
+@Suite(.serialized) struct WebTests {
+    /// A running `savingsctl web` for `daemon`, and the URL it printed.
+    final class WebProcess {
+        let process = Process()
+        let url: String
+        let port: Int
+        let errorPath: String
+
+        init(daemon: DaemonProcess) throws {
+            let output = Pipe()
+            errorPath = daemon.directory + "/web-\(UUID().uuidString.prefix(6)).err"
+            _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+            process.executableURL = URL(fileURLWithPath: Binaries.savingsctl)
+            process.arguments = ["--socket", daemon.socketPath, "web"]
+            process.environment = DaemonProcess.baseEnvironment(directory: daemon.directory)
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+            try process.run()
+            // The one line it prints when it listens.
+            var line: [UInt8] = []
+            while true {
+                let byte = output.fileHandleForReading.readData(ofLength: 1)
+                guard let first = byte.first else { break }
+                if first == 0x0A { break }
+                line.append(first)
+            }
+            url = String(decoding: line, as: UTF8.self)
+            guard let match = url.firstMatch(of: /^http:\/\/127\.0\.0\.1:(\d+)\/\?token=[0-9a-f]{32}$/), let port = Int(match.1) else {
+                throw HarnessError("savingsctl web printed '\(url)'; stderr: \((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")")
+            }
+            self.port = port
+        }
+
+        deinit {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+
+        var pathAndQuery: String { String(url.dropFirst("http://127.0.0.1:\(port)".count)) }
+    }
+
+    /// An HTTP/1.1 answer: status, headers (lowercased names) and body.
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// Sends one request on a new connection and reads until `until` shows in what arrived or
+    /// the server closes (at most `seconds`).
+    static func send(port: Int, _ path: String, method: String = "GET", host: String? = nil, headers: [String: String] = [:],
+                     body: String = "", until: String? = nil, seconds: Double = 5) throws -> Answer {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket()") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw HarnessError("connect to port \(port) failed") }
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if method == "POST" { request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n" }
+        request += "\r\n" + body
+        _ = request.withCString { write(fd, $0, strlen($0)) }
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+            if let until, String(decoding: received, as: UTF8.self).contains(until) { break }
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { throw HarnessError("no HTTP answer: \(text.prefix(200))") }
+        let lines = text[..<split.lowerBound].split(separator: "\r\n")
+        guard let status = lines.first.flatMap({ Int($0.split(separator: " ")[1]) }) else { throw HarnessError("no status line") }
+        var fields: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Answer(status: status, headers: fields, body: String(text[split.upperBound...]))
+    }
+
+    /// The session cookie, from the first URL.
+    static func signIn(_ web: WebProcess) throws -> String {
+        let answer = try send(port: web.port, web.pathAndQuery)
+        #expect(answer.status == 303)
+        let setCookie = try #require(answer.headers["set-cookie"])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
+        return String(setCookie.split(separator: ";")[0])
+    }
+
+    @Test func thePageIsGuardedLikeALocalNotebook() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike <b>fund</b>", target: "800", amount: "200")
+        let web = try WebProcess(daemon: daemon)
+        // No token, a wrong token, another site's name for 127.0.0.1.
+        #expect(try Self.send(port: web.port, "/").status == 403)
+        #expect(try Self.send(port: web.port, "/?token=00000000000000000000000000000000").status == 403)
+        #expect(try Self.send(port: web.port, web.pathAndQuery, host: "rebound.example:\(web.port)").status == 403)
+
+        let cookie = try Self.signIn(web)
+        let page = try Self.send(port: web.port, "/", headers: ["Cookie": cookie])
+        #expect(page.status == 200)
+        // The goal's name is text, not markup.
+        #expect(page.body.contains("Bike &lt;b&gt;fund&lt;/b&gt;"))
+        #expect(page.body.contains("25%"))
+        #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+        #expect(try Self.send(port: web.port, "/", host: "rebound.example:\(web.port)", headers: ["Cookie": cookie]).status == 403)
+
+        // A POST from another origin, or without the form's token, changes nothing.
+        let sameOrigin = "http://127.0.0.1:\(web.port)"
+        #expect(try Self.send(port: web.port, "/", method: "POST", headers: ["Cookie": cookie, "Origin": "http://evil.example"], body: "csrf=x").status == 403)
+        #expect(try Self.send(port: web.port, "/", method: "POST", headers: ["Cookie": cookie, "Origin": sameOrigin], body: "amount=1").status == 403)
+        #expect(try Self.send(port: web.port, "/", method: "POST", headers: ["Origin": sameOrigin], body: "csrf=x").status == 403)
+
+        // Another `savingsctl web` does not take this one's cookie.
+        let other = try WebProcess(daemon: daemon)
+        #expect(try Self.send(port: other.port, "/", headers: ["Cookie": cookie]).status == 403)
+
+        // SIGTERM stops it cleanly.
+        kill(web.process.processIdentifier, SIGTERM)
+        web.process.waitUntilExit()
+        #expect(web.process.terminationStatus == 0)
+    }
+
+    @Test func aChangeMadeOverTheSocketReachesAnOpenPage() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        let web = try WebProcess(daemon: daemon)
+        let cookie = try Self.signIn(web)
+        let changed = DispatchSemaphore(value: 0)
+        let stream = Box<Answer>()
+        let port = web.port
+        Thread {
+            stream.value = try? Self.send(port: port, "/events", headers: ["Cookie": cookie], until: "event: change", seconds: 10)
+            changed.signal()
+        }.start()
+        // The subscription is open once the page has its stream; then a write through the socket.
+        Thread.sleep(forTimeInterval: 0.5)
+        let start = Date()
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "5"])
+        #expect(changed.wait(timeout: .now() + 10) == .success)
+        #expect(Date().timeIntervalSince(start) < 1)
+        let answer = try #require(stream.value)
+        #expect(answer.headers["content-type"] == "text/event-stream")
+        #expect(answer.body.contains("event: change"))
+    }
+}
+
+/// A value set on one thread and read on another after a semaphore.
+final class Box<Value>: @unchecked Sendable {
+    var value: Value?
+}

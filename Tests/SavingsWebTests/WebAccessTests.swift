@@ -1,0 +1,70 @@
+import Testing
+@testable import SavingsWeb
+
+/// The web view's guard, rule by rule, without a server.
+@Suite struct WebAccessTests {
+    let access = WebAccess(host: "127.0.0.1", port: 8123, token: "t0ken", session: "s3ssion", csrf: "csrf1")
+
+    func request(_ method: String = "GET", host: String? = "127.0.0.1:8123", path: String = "/", token: String? = nil,
+                 cookie: String? = "savings_session=s3ssion", origin: String? = nil, referer: String? = nil,
+                 csrf: String? = nil) -> WebAccess.Request {
+        .init(method: method, host: host, path: path, token: token, cookieHeader: cookie, origin: origin, referer: referer, csrf: csrf)
+    }
+
+    @Test func theTokenIsExchangedForTheCookie() {
+        #expect(access.check(request(token: "t0ken", cookie: nil)) == .exchange(path: "/"))
+        #expect(access.setCookie == "savings_session=s3ssion; HttpOnly; SameSite=Strict; Path=/")
+        guard case .deny = access.check(request(token: "wrong", cookie: nil)) else { Issue.record("a wrong token passed"); return }
+        guard case .deny = access.check(request(token: "t0ke", cookie: nil)) else { Issue.record("a token's prefix passed"); return }
+    }
+
+    @Test func withoutTheCookieNothingIsServed() {
+        for cookie in [nil, "savings_session=other", "other=s3ssion", "savings_session=s3ssion2"] {
+            guard case .deny = access.check(request(cookie: cookie)) else { Issue.record("\(cookie ?? "no cookie") passed"); continue }
+        }
+        #expect(access.check(request(cookie: "theme=dark; savings_session=s3ssion")) == .allow)
+    }
+
+    @Test func onlyTheListenAddressAndLocalhostAreHosts() {
+        #expect(access.check(request(host: "localhost:8123")) == .allow)
+        #expect(access.check(request(host: "LOCALHOST:8123")) == .allow)
+        for host in [nil, "evil.example:8123", "127.0.0.1:8124", "127.0.0.1", "evil.example"] {
+            guard case .deny = access.check(request(host: host)) else { Issue.record("Host \(host ?? "none") passed"); continue }
+        }
+        // Even with the token: a rebinding page must not get the cookie.
+        guard case .deny = access.check(request(host: "evil.example:8123", token: "t0ken", cookie: nil)) else {
+            Issue.record("the token was exchanged for a foreign host"); return
+        }
+    }
+
+    @Test func aChangeNeedsThisOriginAndTheFormToken() {
+        #expect(access.check(request("POST", origin: "http://127.0.0.1:8123", csrf: "csrf1")) == .allow)
+        #expect(access.check(request("POST", referer: "http://localhost:8123/goals", csrf: "csrf1")) == .allow)
+        let refused: [WebAccess.Request] = [
+            request("POST", origin: "http://evil.example", csrf: "csrf1"),
+            request("POST", origin: "http://127.0.0.1:8124", csrf: "csrf1"),
+            request("POST", csrf: "csrf1"),
+            request("POST", origin: "http://127.0.0.1:8123"),
+            request("POST", origin: "http://127.0.0.1:8123", csrf: "csrf2"),
+            request("POST", cookie: nil, origin: "http://127.0.0.1:8123", csrf: "csrf1"),
+            request("DELETE", origin: "http://127.0.0.1:8123", csrf: "csrf1"),
+        ]
+        for request in refused {
+            guard case .deny = access.check(request) else { Issue.record("\(request) passed"); continue }
+        }
+    }
+
+    @Test func secretsAreFreshAndLongEnough() {
+        let one = WebAccess(host: "127.0.0.1", port: 1), two = WebAccess(host: "127.0.0.1", port: 1)
+        #expect(one.token.count == 32 && one.csrf.count == 32)
+        #expect(one.token != two.token && one.token != one.csrf)
+    }
+
+    @Test func formsAreDecoded() {
+        let form = Form("csrf=a%2Bb&note=coffee+and+cake&empty=&csrf=second")
+        #expect(form["csrf"] == "a+b")
+        #expect(form["note"] == "coffee and cake")
+        #expect(form["empty"] == "")
+        #expect(form["missing"] == nil)
+    }
+}
