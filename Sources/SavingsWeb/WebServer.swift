@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import SavingsRPC
 
@@ -87,32 +88,78 @@ public enum WebServer {
     }
 
     /// Server-Sent Events: `change` for each event of the daemon, `down` while it cannot be
-    /// reached (tried again every second), `up` when it is back.
-    static func events(_ daemon: DaemonLink, logger: Logger) -> Response {
+    /// reached (tried again every second), `up` when it is back, and a comment every
+    /// `keepAlive`, so that a page gone away is noticed and its daemon subscription closed. (The
+    /// first write after the page has gone still succeeds, as TCP has it; the one after fails.)
+    static func events(_ daemon: DaemonLink, logger: Logger, keepAlive: Duration = .seconds(15)) -> Response {
         Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { (writer: inout any ResponseBodyWriter) in
-            try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            var down = false
-            while !Task.isCancelled {
-                do {
-                    let writerBox = WriterBox(writer)
-                    if down { try await writer.write(ByteBuffer(string: "event: up\ndata: {}\n\n")) }
-                    down = false
-                    try await daemon.events { _, params in
-                        let topic = params["topic"]?.stringValue ?? "change"
-                        await writerBox.send("event: change\ndata: \(topic)\n\n")
-                    }
-                    writer = writerBox.writer
-                } catch {
-                    if !down {
-                        logger.info("savingsd out of reach: \((error as? DaemonLink.Failure)?.message ?? "\(error)")")
-                        try await writer.write(ByteBuffer(string: "event: down\ndata: {}\n\n"))
-                    }
-                    down = true
-                }
-                try await Task.sleep(for: .seconds(1))
+            // What to send is queued by the feeding task; only this task writes.
+            let (queue, queued) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
+            let page = EventPage(queued)
+            let feeder = Task { await feed(page, daemon: daemon, logger: logger, keepAlive: keepAlive) }
+            for await text in queue {
+                do { try await writer.write(ByteBuffer(string: text)) } catch { break }
             }
-            try await writer.finish(nil)
+            page.close()
+            feeder.cancel()
+            try? await writer.finish(nil)
         })
+    }
+
+    /// Feeds `page` until it closes: the daemon's events, or its absence and return.
+    private static func feed(_ page: EventPage, daemon: DaemonLink, logger: Logger, keepAlive: Duration) async {
+        guard page.send("retry: 1000\n\n") else { return }
+        var down = false
+        while page.open, !Task.isCancelled {
+            if down, !page.send("event: up\ndata: {}\n\n") { return }
+            do {
+                // The subscription, and beside it the keep-alive: the first to end (the page gone,
+                // the daemon gone) ends the other.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await daemon.events { _, params in
+                            page.send("event: change\ndata: \(params["topic"]?.stringValue ?? "change")\n\n")
+                        }
+                    }
+                    group.addTask {
+                        while page.send(": keep-alive\n\n") { try await Task.sleep(for: keepAlive) }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+                down = false
+            } catch {
+                guard page.open else { return }
+                if !down {
+                    logger.info("savingsd out of reach: \((error as? DaemonLink.Failure)?.message ?? "\(error)")")
+                    guard page.send("event: down\ndata: {}\n\n") else { return }
+                }
+                down = true
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}
+
+/// An open event stream's queue, and whether the page is still there.
+final class EventPage: Sendable {
+    private let queue: AsyncStream<String>.Continuation
+    private let state = NIOLockedValueBox(true)
+
+    init(_ queue: AsyncStream<String>.Continuation) { self.queue = queue }
+
+    var open: Bool { state.withLockedValue { $0 } }
+
+    /// Queues `text`; false once the page has gone.
+    func send(_ text: String) -> Bool {
+        guard open else { return false }
+        queue.yield(text)
+        return true
+    }
+
+    func close() {
+        state.withLockedValue { $0 = false }
+        queue.finish()
     }
 }
 
@@ -135,13 +182,6 @@ final class AccessBox: @unchecked Sendable {
         get { lock.withLock { value } }
         set { lock.withLock { value = newValue } }
     }
-}
-
-/// A response body's writer shared with the event callback.
-final class WriterBox: @unchecked Sendable {
-    var writer: any ResponseBodyWriter
-    init(_ writer: any ResponseBodyWriter) { self.writer = writer }
-    func send(_ text: String) async { try? await writer.write(ByteBuffer(string: text)) }
 }
 
 /// Applies `WebAccess` to every request and adds the security headers to every answer.

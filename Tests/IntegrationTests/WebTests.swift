@@ -167,6 +167,37 @@ import Glibc
     }
 }
 
+extension WebTests {
+    /// Sockets a process holds open.
+    static func sockets(of pid: Int32) -> Int {
+        let directory = "/proc/\(pid)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) ?? "").hasPrefix("socket:") }.count
+    }
+
+    /// A page that went away gives up its subscription to the daemon once something is sent to
+    /// it (an event, or the keep-alive every 15 s), not when the server stops.
+    @Test func aPageGoneAwayEndsItsSubscription() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        let web = try WebProcess(daemon: daemon)
+        let cookie = try Self.signIn(web)
+        let pid = web.process.processIdentifier
+        let before = Self.sockets(of: pid)
+        // Open the stream, see it start, and leave.
+        let opened = try Self.send(port: web.port, "/events", headers: ["Cookie": cookie], until: "keep-alive", seconds: 5)
+        #expect(opened.body.contains("keep-alive"))
+        // Things to send: the first write to a page gone still succeeds (TCP takes it, the peer
+        // answers with a reset), the next fails, and the subscription closes.
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "1"])
+        usleep(200_000)
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "1"])
+        let deadline = Date().addingTimeInterval(5)
+        while Self.sockets(of: pid) > before, Date() < deadline { usleep(50_000) }
+        #expect(Self.sockets(of: pid) == before)
+    }
+}
+
 /// A value set on one thread and read on another after a semaphore.
 final class Box<Value>: @unchecked Sendable {
     var value: Value?
