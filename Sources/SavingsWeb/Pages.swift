@@ -13,6 +13,7 @@ struct Pages: Sendable {
         try library.register(Self.layout, named: "layout")
         try library.register(Self.dashboard, named: "dashboard")
         try library.register(Self.problem, named: "problem")
+        try library.register(Self.saved, named: "saved")
         self.library = library
     }
 
@@ -49,6 +50,24 @@ struct Pages: Sendable {
         return page(body: library.render(context, withTemplate: "dashboard") ?? "", title: "Dashboard")
     }
 
+    /// The "I saved" form (`goal.contribute`): the goals and assets to choose from, what was
+    /// entered (`entered`), and the daemon's message when it refused (`problem`).
+    func saved(goals: JSONValue, assets: JSONValue, csrf: String, entered: [String: String] = [:], problem: String? = nil) -> String {
+        func options(_ list: JSONValue?, selected: String?) -> [[String: Any]] {
+            (list?.arrayValue ?? []).compactMap { item in
+                guard let name = item["name"]?.stringValue else { return nil }
+                return ["name": name, "selected": name == selected]
+            }
+        }
+        let context: [String: Any] = [
+            "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil,
+            "goals": options(goals["goals"] ?? goals, selected: entered["goal"]),
+            "assets": options(assets["assets"] ?? assets, selected: entered["asset"]),
+            "amount": entered["amount"] ?? "", "note": entered["note"] ?? "",
+        ]
+        return page(body: library.render(context, withTemplate: "saved") ?? "", title: "I saved")
+    }
+
     /// A page saying what went wrong and what to do next.
     func problem(_ message: String, title: String = "savingsd") -> String {
         page(body: library.render(["message": message], withTemplate: "problem") ?? "", title: title)
@@ -69,7 +88,7 @@ struct Pages: Sendable {
         <script src="/static/live.js" defer></script>
         </head>
         <body>
-        <header><nav aria-label="Screens"><a href="/">Dashboard</a></nav>
+        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/saved">I saved</a></nav>
         <p id="live" role="status" aria-live="polite"></p></header>
         <main>
         {{{body}}}
@@ -97,6 +116,25 @@ struct Pages: Sendable {
         </ul></section>
         <section aria-labelledby="totals-h"><h2 id="totals-h">Totals ({{currency}})</h2>
         <p>Goals {{goalsTotal}} · unallocated {{unallocated}}{{#ratesAsOf}} · rates as of {{ratesAsOf}}{{/ratesAsOf}}</p></section>
+        """
+
+    static let saved = """
+        <h1>I saved</h1>
+        {{#hasProblem}}<p class="problem" role="alert">{{problem}}</p>{{/hasProblem}}
+        <form method="post" action="/saved">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <p><label for="goal">Goal</label><br><select id="goal" name="goal" required>
+        {{#goals}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/goals}}
+        </select></p>
+        <p><label for="amount">Amount</label><br><input id="amount" name="amount" inputmode="decimal" required value="{{amount}}"
+           aria-describedby="amount-help"> <small id="amount-help">in the asset's units; "plan" or "half" of this month's plan</small></p>
+        <p><label for="asset">Into</label><br><select id="asset" name="asset">
+        <option value="">the goal's own asset</option>
+        {{#assets}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/assets}}
+        </select></p>
+        <p><label for="note">Note</label><br><input id="note" name="note" value="{{note}}"></p>
+        <p><button type="submit">Save</button></p>
+        </form>
         """
 
     static let problem = """

@@ -63,6 +63,27 @@ public enum WebServer {
                 return html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
             }
         }
+        router.get("/saved") { _, _ -> Response in
+            await savedForm(daemon, pages: pages, csrf: state.access!.csrf)
+        }
+        router.post("/saved") { request, _ -> Response in
+            var request = request
+            let form = Form(String(buffer: try await request.collectBody(upTo: 64 * 1024)))
+            var params: [String: JSONValue] = [:]
+            var entered: [String: String] = [:]
+            for name in ["goal", "amount", "asset", "note"] {
+                guard let value = form[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { continue }
+                params[name] = .string(value)
+                entered[name] = value
+            }
+            do {
+                _ = try await daemon.call("goal.contribute", params)
+                // Post/Redirect/Get: the dashboard shows the new figures.
+                return Response(status: .seeOther, headers: [.location: "/"])
+            } catch let error as DaemonLink.Failure {
+                return await savedForm(daemon, pages: pages, csrf: state.access!.csrf, entered: entered, problem: error)
+            }
+        }
         router.get("/static/style.css") { _, _ in asset(Assets.style, type: "text/css; charset=utf-8") }
         router.get("/static/live.js") { _, _ in asset(Assets.live, type: "text/javascript; charset=utf-8") }
         router.get("/events") { _, _ in events(daemon, logger: logger) }
@@ -77,6 +98,18 @@ public enum WebServer {
             },
             logger: logger)
         try await app.runService()
+    }
+
+    /// The "I saved" form, with the daemon's refusal of what was entered.
+    static func savedForm(_ daemon: DaemonLink, pages: Pages, csrf: String, entered: [String: String] = [:],
+                          problem: DaemonLink.Failure? = nil) async -> Response {
+        do {
+            let goals = try await daemon.call("goal.list"), assets = try await daemon.call("asset.list")
+            let status: HTTPResponse.Status = problem == nil ? .ok : problem?.kind == "read_only" ? .forbidden : .unprocessableContent
+            return html(pages.saved(goals: goals, assets: assets, csrf: csrf, entered: entered, problem: problem?.message), status: status)
+        } catch {
+            return html(pages.problem(error.message), status: .serviceUnavailable)
+        }
     }
 
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {

@@ -15,12 +15,19 @@ import Glibc
         let port: Int
         let errorPath: String
 
-        init(daemon: DaemonProcess) throws {
+        /// `savingsctl web` for `daemon`, as this user or, with `groups`, as nobody in those groups.
+        init(daemon: DaemonProcess, asNobodyIn groups: [Int]? = nil) throws {
             let output = Pipe()
             errorPath = daemon.directory + "/web-\(UUID().uuidString.prefix(6)).err"
             _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-            process.executableURL = URL(fileURLWithPath: Binaries.savingsctl)
-            process.arguments = ["--socket", daemon.socketPath, "web"]
+            if let groups {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                process.arguments = ["--reuid=65534", "--regid=65534", "--groups=\(groups.map(String.init).joined(separator: ","))", "--",
+                                     Binaries.savingsctl, "--socket", daemon.socketPath, "web"]
+            } else {
+                process.executableURL = URL(fileURLWithPath: Binaries.savingsctl)
+                process.arguments = ["--socket", daemon.socketPath, "web"]
+            }
             process.environment = DaemonProcess.baseEnvironment(directory: daemon.directory)
             process.standardOutput = output
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
@@ -168,6 +175,62 @@ import Glibc
 }
 
 extension WebTests {
+    /// What a goal holds, by the daemon.
+    static func saved(_ daemon: DaemonProcess, _ goal: String) throws -> Decimal? {
+        try daemon.call("goal.get", ["goal": .string(goal)])["current_total"]?.stringValue.flatMap { Decimal(string: $0) }
+    }
+
+    /// The form's CSRF token in a page.
+    static func csrf(in page: String) throws -> String {
+        let match = try #require(page.firstMatch(of: /name="csrf" value="([0-9a-f]{32})"/))
+        return String(match.1)
+    }
+
+    /// "I saved" posted through the page: the contribution is the daemon's; a refused amount
+    /// shows savingsctl's message and writes nothing.
+    @Test func iSavedGoesThroughThePage() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        let web = try WebProcess(daemon: daemon)
+        let cookie = try Self.signIn(web)
+        let form = try Self.send(port: web.port, "/saved", headers: ["Cookie": cookie])
+        #expect(form.status == 200)
+        #expect(form.body.contains("<label for=\"amount\">"))
+        let token = try Self.csrf(in: form.body)
+        let origin = "http://127.0.0.1:\(web.port)"
+        let saved = try Self.send(port: web.port, "/saved", method: "POST", headers: ["Cookie": cookie, "Origin": origin],
+                                  body: "csrf=\(token)&goal=Bike&amount=50&asset=&note=from+the+page")
+        #expect(saved.status == 303)
+        #expect(saved.headers["location"] == "/")
+        #expect(try Self.saved(daemon, "Bike") == 250)
+
+        let refused = try Self.send(port: web.port, "/saved", method: "POST", headers: ["Cookie": cookie, "Origin": origin],
+                                    body: "csrf=\(token)&goal=Bike&amount=-5")
+        #expect(refused.status == 422)
+        #expect(refused.body.contains("role=\"alert\""))
+        #expect(refused.body.contains("value=\"-5\""), "what was entered stays in the form")
+        #expect(try Self.saved(daemon, "Bike") == 250)
+    }
+
+    /// Run by a member of a read-only group, the page reads and refuses to write, saying why.
+    @Test(.enabled(if: AccessTests.canSwitchUser && AccessTests.executableByOthers(Binaries.directory + "/savings-web"),
+                   "needs root, setpriv, a 'users' group and binaries others may run"))
+    func aReadOnlyMemberSeesReadOnly() throws {
+        let daemon = try sharedDaemon(["SAVINGSD_READ_ONLY_GROUPS": "users"])
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        let web = try WebProcess(daemon: daemon, asNobodyIn: [100])
+        let cookie = try Self.signIn(web)
+        let page = try Self.send(port: web.port, "/", headers: ["Cookie": cookie])
+        #expect(page.status == 200)
+        #expect(page.body.contains("Bike"))
+        let token = try Self.csrf(in: try Self.send(port: web.port, "/saved", headers: ["Cookie": cookie]).body)
+        let refused = try Self.send(port: web.port, "/saved", method: "POST",
+                                    headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(web.port)"], body: "csrf=\(token)&goal=Bike&amount=5")
+        #expect(refused.status == 403)
+        #expect(refused.body.contains("read_only") || refused.body.contains("read-only"), "\(refused.body)")
+        #expect(try Self.saved(daemon, "Bike") == 200)
+    }
+
     /// Sockets a process holds open.
     static func sockets(of pid: Int32) -> Int {
         let directory = "/proc/\(pid)/fd"
