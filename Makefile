@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite3
 # The tests also render the HTML report in headless Chromium; the benchmark's smoke run times
 # savingsctl against socat with hyperfine, and its peak memory with GNU time (make test).
-TEST_PACKAGES := chromium-headless-shell hyperfine socat time
+TEST_PACKAGES := chromium-headless-shell curl hyperfine socat time
 # The benchmark baselines also need hledger, and strace counts system calls (make bench only).
 BENCH_PACKAGES := hledger hyperfine socat strace time
 BIN = $(shell $(SWIFT) build --show-bin-path)
@@ -111,6 +111,9 @@ install: deps
 	  install -D -m 0644 "$$unit.tmp" "$$root/lib/systemd/user/$$unit"; \
 	  rm -f "$$unit.tmp"; \
 	done; \
+	sed "s|%h/.local/bin/|$(PREFIX)/bin/|g" systemd/user/savings-web.service > savings-web.service.tmp; \
+	install -D -m 0644 savings-web.service.tmp "$$root/lib/systemd/user/savings-web.service"; \
+	rm -f savings-web.service.tmp; \
 	install -D -m 0644 systemd/savingsd.sysusers "$$root/lib/sysusers.d/savingsd.conf"; \
 	install -D -m 0644 systemd/savingsd.tmpfiles "$$root/lib/tmpfiles.d/savingsd.conf"; \
 	install -D -m 0644 config/savingsd.toml "$$root/share/doc/savingsd/savingsd.toml.example"; \

@@ -14,7 +14,7 @@ for path in \
     usr/share/zsh/site-functions/_savingsctl usr/share/fish/vendor_completions.d/savingsctl.fish \
     usr/share/man/man1/savingsd.1 usr/share/man/man1/savingsctl.1 usr/share/man/man1/savingsctl.goal.1 usr/share/man/man1/savingsctl.report.1 usr/share/man/man1/savingsctl.demo.1 \
     usr/lib/systemd/system/savingsd.service usr/lib/systemd/system/savingsd.socket \
-    usr/lib/systemd/user/savingsd.service usr/lib/systemd/user/savingsd.socket \
+    usr/lib/systemd/user/savingsd.service usr/lib/systemd/user/savingsd.socket usr/lib/systemd/user/savings-web.service \
     usr/lib/sysusers.d/savingsd.conf usr/lib/tmpfiles.d/savingsd.conf \
     usr/share/doc/savingsd/savingsd.toml.example usr/share/doc/savingsd/examples/savings_client.py \
     usr/share/doc/savingsd/import/kraken-ledgers.toml; do
@@ -28,6 +28,7 @@ case "$web" in *"not installed"*) fail "the installed savingsctl web does not fi
     || fail "the example configuration does not validate"
 grep -q '^ExecStart=/usr/bin/savingsd --system' "$root/usr/lib/systemd/system/savingsd.service" || fail "system unit ExecStart"
 grep -q '^ExecStart=/usr/bin/savingsd' "$root/usr/lib/systemd/user/savingsd.service" || fail "user unit ExecStart"
+grep -q '^ExecStart=/usr/bin/savingsctl web' "$root/usr/lib/systemd/user/savings-web.service" || fail "web user unit ExecStart"
 grep -q 'tx' "$root/usr/share/bash-completion/completions/savingsctl" || fail "bash completion lacks subcommands"
 grep -q '^\.Dt SAVINGSCTL 1' "$root/usr/share/man/man1/savingsctl.1" || fail "savingsctl.1 is not a man page"
 if command -v man > /dev/null; then

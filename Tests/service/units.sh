@@ -196,6 +196,22 @@ check "the user daemon logged" contains "$user_journal" "ready"
 check "nothing at warning or above from the user daemon" \
     test -z "$(ns journalctl -q --no-pager -p warning _SYSTEMD_USER_UNIT=savingsd.service)"
 check "no thread-priority complaints from the user daemon either" test -z "$(grep -i 'thread priority' <<< "$user_journal" || true)"
+# The web view's user unit: the URL in the journal, the page served as alice from her daemon.
+alice systemctl --user start savings-web.service
+url=""
+for _ in $(seq 50); do
+    url=$(ns journalctl -q --no-pager -o cat _SYSTEMD_USER_UNIT=savings-web.service | grep -m1 '^http://127.0.0.1:8765/?token=' || true)
+    [ -n "$url" ] && break
+    sleep 0.2
+done
+check "savings-web.service printed its URL to the journal" test -n "$url"
+jar=$(ns mktemp)
+check "the link's token gives the session cookie" test "$(ns curl -s -o /dev/null -w '%{http_code}' -c "$jar" "$url")" = 303
+check "and the page shows alice's goals" contains "$(ns curl -s -b "$jar" http://127.0.0.1:8765/)" "House"
+check "without the cookie: 403" test "$(ns curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:8765/)" = 403
+ns rm -f "$jar"
+alice systemctl --user stop savings-web.service
+check "a clean stop of the web view" test "$(user_prop Result savings-web.service)" = success
 alice systemctl --user stop savingsd.service savingsd.socket
 check "a clean stop of the user units" test "$(user_prop Result savingsd.service)" = success
 
