@@ -4,6 +4,8 @@ APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite
 # The tests also render the HTML report in headless Chromium; the benchmark's smoke run times
 # savingsctl against socat with hyperfine, and its peak memory with GNU time (make test).
 TEST_PACKAGES := chromium-headless-shell curl hyperfine socat time
+# The web view's browser tests: Playwright for Python, driving the Chromium above.
+PIP_PACKAGES := playwright
 # The benchmark baselines also need hledger, and strace counts system calls (make bench only).
 BENCH_PACKAGES := hledger hyperfine socat strace time
 BIN = $(shell $(SWIFT) build --show-bin-path)
@@ -12,7 +14,7 @@ BIN = $(shell $(SWIFT) build --show-bin-path)
 # libraries to look for, load and relocate; Package.swift also links savingsctl position-dependent).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs --disable-local-rpath
 
-.PHONY: all deps build run test bench bench-smoke fuzz install docs clean
+.PHONY: all deps pip-deps build run test bench bench-smoke fuzz install docs clean
 
 all: build
 
@@ -44,13 +46,19 @@ run: build
 
 ## Build everything and run every test (unit and integration), then the benchmark smoke run, the
 ## install check and, as root, the system units under the machine's systemd in a namespace.
-test: deps
+test: deps pip-deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
 	SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
+	Tests/browser/web.py "$(BIN)"
 	$(BIN)/savings-bench --smoke
 	Tests/check-install.sh
 	Tests/service/units.sh
+
+## Install missing Python packages of the tests (PyPI).
+pip-deps:
+	@for p in $(PIP_PACKAGES); do python3 -c "import $$p" 2>/dev/null || python3 -m pip install -q $$p \
+	  || python3 -m pip install -q --break-system-packages $$p; done
 
 ## Release-build benchmarks on the full dataset (several minutes); writes BENCHMARKS.md.
 ## Figures are ratios to baselines measured in the same run; timing never fails the build.
@@ -72,12 +80,13 @@ fuzz: deps
 	ASAN_OPTIONS=detect_leaks=0 .build/fuzz/fuzz-requests -max_total_time=$(FUZZ_SECONDS) \
 		-artifact_prefix=.build/fuzz/ .build/fuzz/corpus Fuzz/corpus
 
-## Regenerate docs/protocol.md and docs/report-example.png from the running code, and the
-## daemon's copy of the import presets from config/import.
-docs: deps
+## Regenerate docs/protocol.md, docs/report-example.png and docs/web-example.png from the running
+## code, and the daemon's copy of the import presets from config/import.
+docs: deps pip-deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
 	SAVINGSD_UPDATE_DOCS=1 SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build --filter "ProtocolDocTests|ReportTests|ImportPresetTests"
+	Tests/browser/web.py "$(BIN)" --screenshot docs/web-example.png
 
 ## Install the release binaries, man pages, shell completions, systemd units and snippets and
 ## the example configuration under $(DESTDIR)$(PREFIX).

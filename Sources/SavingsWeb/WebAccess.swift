@@ -23,14 +23,16 @@ public struct WebAccess: Sendable {
     public static let cookieName = "savings_session"
 
     /// The headers every answer carries: nothing from another origin, no framing, no sniffing,
-    /// nothing cached, no referrer (the first URL holds the token).
+    /// nothing cached, and a referrer for this origin only. (`no-referrer` would have the
+    /// browser send `Origin: null` with the page's own forms; the token's URL is redirected
+    /// away from at once, so no page's address holds it.)
     public static let securityHeaders: [(String, String)] = [
         ("Content-Security-Policy",
          "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
             + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
         ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"),
-        ("Referrer-Policy", "no-referrer"),
+        ("Referrer-Policy", "same-origin"),
         ("Cache-Control", "no-store"),
     ]
 

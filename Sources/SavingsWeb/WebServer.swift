@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import SavingsRPC
+import ServiceLifecycle
 
 /// `savingsctl web`: an HTTP server on loopback showing the app's screens, fed by savingsd
 /// over its socket and pushing its changes to open pages with Server-Sent Events.
@@ -130,8 +131,13 @@ public enum WebServer {
             let (queue, queued) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
             let page = EventPage(queued)
             let feeder = Task { await feed(page, daemon: daemon, logger: logger, keepAlive: keepAlive) }
-            for await text in queue {
-                do { try await writer.write(ByteBuffer(string: text)) } catch { break }
+            // The server stopping (SIGINT, SIGTERM) ends the stream, so its shutdown does not wait on it.
+            await withGracefulShutdownHandler {
+                for await text in queue {
+                    do { try await writer.write(ByteBuffer(string: text)) } catch { break }
+                }
+            } onGracefulShutdown: {
+                page.close()
             }
             page.close()
             feeder.cancel()

@@ -171,6 +171,20 @@ import Glibc
         let answer = try #require(stream.value)
         #expect(answer.headers["content-type"] == "text/event-stream")
         #expect(answer.body.contains("event: change"))
+
+        // SIGTERM with a page's stream open: the stream ends and the server stops, not waiting on it.
+        let held = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? Self.send(port: port, "/events", headers: ["Cookie": cookie], until: "never sent", seconds: 20)
+            held.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(web.process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while web.process.isRunning, Date() < deadline { usleep(20_000) }
+        #expect(!web.process.isRunning, "still running 5 s after SIGTERM with a stream open")
+        if !web.process.isRunning { #expect(web.process.terminationStatus == 0) }
+        #expect(held.wait(timeout: .now() + 5) == .success, "the open stream ended")
     }
 }
 
