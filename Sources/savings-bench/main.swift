@@ -255,6 +255,9 @@ figures.append(Figure(name: "`dashboard.get` right after a write (figures recomp
                       ratio: ratio(afterWrite.median / sqliteDashboard), target: "≤ 3×", met: afterWrite.median / sqliteDashboard <= 3))
 notes.append("the same aggregation summing all \(size.transactions) transactions instead of reading asset_balance takes \(ms(sqliteRaw)) in sqlite3 (mean)")
 
+say("web view: the dashboard page and an event's way to an open page")
+figures += try webFigures(socket: daemon.socket, savingsWeb: binaries + "/savings-web", runs: smoke ? 5 : 100)
+
 var goalGet = Samples()
 var pick = SeededGenerator(state: 7)
 for _ in 0..<(smoke ? 20 : 1_000) {

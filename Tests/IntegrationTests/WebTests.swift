@@ -245,11 +245,17 @@ extension WebTests {
         #expect(try Self.saved(daemon, "Bike") == 200)
     }
 
-    /// Sockets a process holds open.
+    /// Unix sockets a process holds open: its connections to the daemon (its HTTP ones are TCP).
     static func sockets(of pid: Int32) -> Int {
         let directory = "/proc/\(pid)/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)) ?? "").hasPrefix("socket:") }.count
+        let held = Set(entries.compactMap { entry -> String? in
+            let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) ?? ""
+            return link.hasPrefix("socket:[") ? String(link.dropFirst("socket:[".count).dropLast()) : nil
+        })
+        let unix = ((try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
+            .compactMap { line -> String? in let fields = line.split(separator: " "); return fields.count > 6 ? String(fields[6]) : nil }
+        return held.intersection(unix).count
     }
 
     /// A page that went away gives up its subscription to the daemon once something is sent to
@@ -264,6 +270,7 @@ extension WebTests {
         // Open the stream, see it start, and leave.
         let opened = try Self.send(port: web.port, "/events", headers: ["Cookie": cookie], until: "keep-alive", seconds: 5)
         #expect(opened.body.contains("keep-alive"))
+        #expect(Self.sockets(of: pid) == before + 1, "the page's subscription is a connection to the daemon")
         // Things to send: the first write to a page gone still succeeds (TCP takes it, the peer
         // answers with a reset), the next fails, and the subscription closes.
         _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "1"])
