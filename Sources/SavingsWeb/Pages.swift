@@ -19,19 +19,23 @@ struct Pages: Sendable {
 
     /// The dashboard (`dashboard.get`): goals with their progress, this month, rates.
     func dashboard(_ answer: JSONValue, csrf: String) -> String {
-        let goals = (answer["goals"]?.arrayValue ?? []).map { goal -> [String: Any] in
+        // The goal list is written here, not by the template: a thousand rows through Mustache's
+        // dynamic lookups took about 30 ms (the benchmark's database), written directly well
+        // under one. Every text goes through `escape`, as `{{name}}` would.
+        let goals = answer["goals"]?.arrayValue ?? []
+        var rows = ""
+        rows.reserveCapacity(goals.count * 400)
+        for goal in goals {
+            let text = { (key: String) in Self.escape(goal[key]?.stringValue ?? "") }
             let progress = Decimal(string: goal["progress"]?.stringValue ?? "0") ?? 0
             let percent = NSDecimalNumber(decimal: min(max(progress, 0), 1) * 100).intValue
-            return [
-                "id": goal["id"]?.stringValue ?? "", "name": goal["name"]?.stringValue ?? "",
-                "currency": goal["currency"]?.stringValue ?? "", "current": goal["current_total"]?.stringValue ?? "",
-                "target": goal["target_amount"]?.stringValue ?? "", "remaining": goal["remaining"]?.stringValue ?? "",
-                "deadline": goal["deadline"]?.stringValue ?? "", "percent": percent,
-                "stale": goal["stale"]?.boolValue == true,
-            ]
+            let name = text("name"), currency = text("currency"), deadline = text("deadline")
+            rows += "<li class=\"goal\"><h3>\(name)</h3>\n<p><progress max=\"100\" value=\"\(percent)\" aria-label=\"\(name): \(percent)%\">"
+                + "\(percent)%</progress> \(percent)%</p>\n<p>\(text("current_total")) of \(text("target_amount")) \(currency) · "
+                + "\(text("remaining")) to go\(deadline.isEmpty ? "" : " · by \(deadline)")</p></li>\n"
         }
         var context: [String: Any] = [
-            "title": "Dashboard", "csrf": csrf, "goals": goals, "noGoals": goals.isEmpty,
+            "title": "Dashboard", "csrf": csrf, "goalRows": rows, "noGoals": goals.isEmpty,
             "currency": answer["currency"]?.stringValue ?? "",
             "goalsTotal": answer["totals"]?["goals_total"]?.stringValue ?? "",
             "unallocated": answer["totals"]?["unallocated_value"]?.stringValue ?? "",
@@ -66,6 +70,24 @@ struct Pages: Sendable {
             "amount": entered["amount"] ?? "", "note": entered["note"] ?? "",
         ]
         return page(body: library.render(context, withTemplate: "saved") ?? "", title: "I saved")
+    }
+
+    /// Text for HTML, as Mustache's `{{...}}` escapes it: & < > " ' replaced.
+    static func escape(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return text }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 16)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
     }
 
     /// A page saying what went wrong and what to do next.
@@ -108,11 +130,7 @@ struct Pages: Sendable {
         <section aria-labelledby="goals-h"><h2 id="goals-h">Goals</h2>
         {{#noGoals}}<p>No goals yet: create one with <code>savingsctl goal create</code>.</p>{{/noGoals}}
         <ul class="goals">
-        {{#goals}}
-        <li class="goal"><h3>{{name}}</h3>
-        <p><progress max="100" value="{{percent}}" aria-label="{{name}}: {{percent}}%">{{percent}}%</progress> {{percent}}%</p>
-        <p>{{current}} of {{target}} {{currency}} · {{remaining}} to go{{#deadline}} · by {{deadline}}{{/deadline}}</p></li>
-        {{/goals}}
+        {{{goalRows}}}
         </ul></section>
         <section aria-labelledby="totals-h"><h2 id="totals-h">Totals ({{currency}})</h2>
         <p>Goals {{goalsTotal}} · unallocated {{unallocated}}{{#ratesAsOf}} · rates as of {{ratesAsOf}}{{/ratesAsOf}}</p></section>

@@ -68,3 +68,18 @@ import Testing
         #expect(form["missing"] == nil)
     }
 }
+
+/// The pages' own escaping, where rows are written without the template.
+@Suite struct PagesTests {
+    @Test func textIsEscapedAsTheTemplateWould() throws {
+        #expect(Pages.escape("Bike <b>fund</b> & \"more\" 'too'") == "Bike &lt;b&gt;fund&lt;/b&gt; &amp; &quot;more&quot; &#39;too&#39;")
+        #expect(Pages.escape("plain") == "plain")
+        #expect(Pages.escape("café ☕️ <x>") == "café ☕️ &lt;x&gt;")
+        let pages = try Pages()
+        let page = pages.dashboard(["goals": [["name": "<script>x</script>", "progress": "0.5", "current_total": "1", "target_amount": "2",
+                                               "remaining": "1", "currency": "EUR", "deadline": "2030-01-01"]]], csrf: "c")
+        #expect(page.contains("<h3>&lt;script&gt;x&lt;/script&gt;</h3>"))
+        #expect(!page.contains("<script>x"))
+        #expect(page.contains("value=\"50\""))
+    }
+}
