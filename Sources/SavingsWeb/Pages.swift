@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import SavingsCLI
 import SavingsRPC
 
 /// The web view's pages: Mustache templates embedded in the binary (no file to install, nothing
@@ -72,23 +73,8 @@ struct Pages: Sendable {
         return page(body: library.render(context, withTemplate: "saved") ?? "", title: "I saved")
     }
 
-    /// Text for HTML, as Mustache's `{{...}}` escapes it: & < > " ' replaced.
-    static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return text }
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count + 16)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    /// Text for HTML, as Mustache's `{{...}}` escapes it (`HTMLText`, shared with the report).
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     /// A page saying what went wrong and what to do next.
     func problem(_ message: String, title: String = "savingsd") -> String {
