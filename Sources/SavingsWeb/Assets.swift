@@ -19,7 +19,8 @@ enum Assets {
 
     /// Follows the daemon's changes: on each `change` event the page's main part is fetched
     /// again and put in place, without a reload; while the daemon is out of reach the page says
-    /// so. Without JavaScript the pages still work, read by reloading.
+    /// so. `data-live` on the root element tells that changes reach the page (its tests wait for
+    /// it). Without JavaScript the pages still work, read by reloading.
     static let live = """
         "use strict";
         (function () {
@@ -40,11 +41,13 @@ enum Assets {
               pending = false;
             }
           }
+          const root = document.documentElement;
           const events = new EventSource("/events");
+          events.addEventListener("live", function () { root.dataset.live = "yes"; });
           events.addEventListener("change", refresh);
-          events.addEventListener("down", function () { status.textContent = "savingsd is out of reach: reconnecting…"; });
-          events.addEventListener("up", function () { status.textContent = ""; refresh(); });
-          events.onerror = function () { status.textContent = "Reconnecting…"; };
+          events.addEventListener("down", function () { delete root.dataset.live; status.textContent = "savingsd is out of reach: reconnecting…"; });
+          events.addEventListener("up", function () { root.dataset.live = "yes"; status.textContent = ""; refresh(); });
+          events.onerror = function () { delete root.dataset.live; status.textContent = "Reconnecting…"; };
           events.onopen = function () { if (status.textContent === "Reconnecting…") { status.textContent = ""; refresh(); } };
         })();
         """

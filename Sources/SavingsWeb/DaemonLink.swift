@@ -79,16 +79,17 @@ public struct DaemonLink: Sendable {
         return answer["result"] ?? .null
     }
 
-    /// Subscribes to the daemon's events and calls `event` with each one's method and params
-    /// until it returns false or the connection ends (returns) or fails (throws).
-    public func events(_ event: @Sendable (String, JSONValue) async -> Bool) async throws(Failure) {
+    /// Subscribes to the daemon's events, calls `subscribed` once the daemon has answered the
+    /// subscription (events from then on arrive), then `event` with each one's method and
+    /// params, until either returns false or the connection ends (returns) or fails (throws).
+    public func events(subscribed: @Sendable () async -> Bool, _ event: @Sendable (String, JSONValue) async -> Bool) async throws(Failure) {
         let channel = try await connect()
         let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": [:]]
         // Cancelled (the page gone): the connection closes, which ends the reading below.
         let underlying = channel.channel
         do {
             try await withTaskCancellationHandler {
-                try await subscribe(channel, request, event)
+                try await subscribe(channel, request, subscribed, event)
             } onCancel: {
                 underlying.close(promise: nil)
             }
@@ -97,13 +98,20 @@ public struct DaemonLink: Sendable {
         }
     }
 
-    private func subscribe(_ channel: Line, _ request: JSONValue, _ event: @Sendable (String, JSONValue) async -> Bool) async throws {
+    private func subscribe(_ channel: Line, _ request: JSONValue, _ subscribed: @Sendable () async -> Bool,
+                           _ event: @Sendable (String, JSONValue) async -> Bool) async throws {
         do {
             try await channel.executeThenClose { inbound, outbound in
                 try await outbound.write(ByteBuffer(bytes: JSONSerializer.bytes(request) + [0x0A]))
                 for try await line in inbound {
                     let message = try JSONParser.parse(Array(buffer: line))
-                    if let method = message["method"]?.stringValue, !(await event(method, message["params"] ?? .null)) { return }
+                    if let method = message["method"]?.stringValue {
+                        if !(await event(method, message["params"] ?? .null)) { return }
+                    } else if let error = message["error"] {
+                        throw Failure.unreachable("events.subscribe: \(error["message"]?.stringValue ?? "refused")")
+                    } else if message["id"] != nil, !(await subscribed()) {
+                        return
+                    }
                 }
             }
         }

@@ -121,8 +121,9 @@ public enum WebServer {
         Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// Server-Sent Events: `change` for each event of the daemon, `down` while it cannot be
-    /// reached (tried again every second), `up` when it is back, and a comment every
+    /// Server-Sent Events: `live` once subscribed to the daemon, `change` for each of its
+    /// events, `down` while it cannot be reached (tried again every second), `up` when it is
+    /// back, and a comment every
     /// `keepAlive`, so that a page gone away is noticed and its daemon subscription closed. (The
     /// first write after the page has gone still succeeds, as TCP has it; the one after fails.)
     static func events(_ daemon: DaemonLink, logger: Logger, keepAlive: Duration = .seconds(15)) -> Response {
@@ -147,16 +148,17 @@ public enum WebServer {
 
     /// Feeds `page` until it closes: the daemon's events, or its absence and return.
     private static func feed(_ page: EventPage, daemon: DaemonLink, logger: Logger, keepAlive: Duration) async {
-        guard page.send("retry: 1000\n\n") else { return }
-        var down = false
+        var first = true, down = false
         while page.open, !Task.isCancelled {
-            if down, !page.send("event: up\ndata: {}\n\n") { return }
+            // Said once the daemon has answered the subscription (a change from then on reaches
+            // the page): `live`, with the client's retry delay the first time, `up` after an outage.
+            let live = first ? "retry: 1000\nevent: live\ndata: {}\n\n" : down ? "event: up\ndata: {}\n\n" : "event: live\ndata: {}\n\n"
             do {
                 // The subscription, and beside it the keep-alive: the first to end (the page gone,
                 // the daemon gone) ends the other.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        try await daemon.events { _, params in
+                        try await daemon.events(subscribed: { page.send(live) }) { _, params in
                             page.send("event: change\ndata: \(params["topic"]?.stringValue ?? "change")\n\n")
                         }
                     }
@@ -166,6 +168,7 @@ public enum WebServer {
                     try await group.next()
                     group.cancelAll()
                 }
+                first = false
                 down = false
             } catch {
                 guard page.open else { return }
@@ -173,6 +176,7 @@ public enum WebServer {
                     logger.info("savingsd out of reach: \((error as? DaemonLink.Failure)?.message ?? "\(error)")")
                     guard page.send("event: down\ndata: {}\n\n") else { return }
                 }
+                first = false
                 down = true
             }
             try? await Task.sleep(for: .seconds(1))

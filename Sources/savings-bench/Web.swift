@@ -52,7 +52,7 @@ func webFigures(socket: String, savingsWeb: String, runs: Int) throws -> [Figure
 
     // Event to page: an open stream, a write over the socket, the event's arrival.
     let stream = try HTTPExchange(port: port)
-    _ = try stream.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nCookie: \(cookie)\r\n\r\n", until: "retry:")
+    _ = try stream.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nCookie: \(cookie)\r\n\r\n", until: "event: live")
     let write = request("tx.add", #"{"asset":"Asset 2","amount":"0.01","note":"web bench"}"#)
     var latency = Samples()
     for _ in 0..<runs {

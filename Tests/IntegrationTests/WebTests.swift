@@ -162,8 +162,10 @@ import Glibc
             stream.value = try? Self.send(port: port, "/events", headers: ["Cookie": cookie], until: "event: change", seconds: 10)
             changed.signal()
         }.start()
-        // The subscription is open once the page has its stream; then a write through the socket.
-        Thread.sleep(forTimeInterval: 0.5)
+        // The subscription is open once the stream says `live`; then a write through the socket.
+        let subscribing = Date().addingTimeInterval(5)
+        while Self.sockets(of: web.process.processIdentifier) == 0, Date() < subscribing { usleep(20_000) }
+        Thread.sleep(forTimeInterval: 0.2)
         let start = Date()
         _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "5"])
         #expect(changed.wait(timeout: .now() + 10) == .success)

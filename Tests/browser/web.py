@@ -98,7 +98,9 @@ def main():
             goals = page.locator("li.goal h3").all_inner_texts()
             check("the dashboard shows the goals", "Japan trip" in goals and "Emergency fund" in goals, str(goals))
 
-            # A change made over the socket, as savingsctl in another terminal would, shows without a reload.
+            # A change made over the socket, as savingsctl in another terminal would, shows without a
+            # reload (once the page says changes reach it).
+            page.wait_for_selector("html[data-live=yes]", state="attached", timeout=5000)
             page.evaluate("window.notReloaded = true")
             japan = page.locator("li.goal", has_text="Japan trip")
             before = japan.inner_text()
