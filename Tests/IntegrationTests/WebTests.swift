@@ -247,6 +247,28 @@ extension WebTests {
         #expect(try Self.saved(daemon, "Bike") == 200)
     }
 
+    /// Another user's `savingsctl web` on the same daemon does not take this user's cookie, nor
+    /// this one theirs.
+    @Test(.enabled(if: AccessTests.canSwitchUser && AccessTests.executableByOthers(Binaries.directory + "/savings-web"),
+                   "needs root, setpriv, a 'users' group and binaries others may run"))
+    func anotherUsersServerRefusesThisCookie() throws {
+        let daemon = try sharedDaemon(["SAVINGSD_ALLOW_UIDS": "65534"])
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        let mine = try WebProcess(daemon: daemon)
+        let theirs = try WebProcess(daemon: daemon, asNobodyIn: [100])
+        let myCookie = try Self.signIn(mine), theirCookie = try Self.signIn(theirs)
+        #expect(try Self.send(port: mine.port, "/", headers: ["Cookie": myCookie]).status == 200)
+        #expect(try Self.send(port: theirs.port, "/", headers: ["Cookie": theirCookie]).status == 200)
+        #expect(try Self.send(port: theirs.port, "/", headers: ["Cookie": myCookie]).status == 403)
+        #expect(try Self.send(port: mine.port, "/", headers: ["Cookie": theirCookie]).status == 403)
+        // Nor their token, nor their form's token with this cookie.
+        #expect(try Self.send(port: mine.port, theirs.pathAndQuery).status == 403)
+        let theirForm = try Self.csrf(in: try Self.send(port: theirs.port, "/saved", headers: ["Cookie": theirCookie]).body)
+        #expect(try Self.send(port: mine.port, "/saved", method: "POST", headers: ["Cookie": myCookie, "Origin": "http://127.0.0.1:\(mine.port)"],
+                              body: "csrf=\(theirForm)&goal=Bike&amount=5").status == 403)
+        #expect(try Self.saved(daemon, "Bike") == 200)
+    }
+
     /// Unix sockets a process holds open: its connections to the daemon (its HTTP ones are TCP).
     static func sockets(of pid: Int32) -> Int {
         let directory = "/proc/\(pid)/fd"
