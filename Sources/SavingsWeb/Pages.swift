@@ -15,6 +15,7 @@ struct Pages: Sendable {
         try library.register(Self.dashboard, named: "dashboard")
         try library.register(Self.problem, named: "problem")
         try library.register(Self.saved, named: "saved")
+        try library.register(Self.assets, named: "assets")
         self.library = library
     }
 
@@ -73,6 +74,25 @@ struct Pages: Sendable {
         return page(body: library.render(context, withTemplate: "saved") ?? "", title: "I saved")
     }
 
+    /// The assets (`asset.list`): balances, what is allocated to which goal, what is free, the
+    /// value in the display currency, and the on-chain watch where there is one.
+    func assets(_ answer: JSONValue) -> String {
+        let assets = (answer["assets"]?.arrayValue ?? []).map { asset -> [String: Any] in
+            let text = { (key: String) in asset[key]?.stringValue ?? "" }
+            let watch = asset["watch"].flatMap { $0 == .null ? nil : $0 }
+            return [
+                "name": text("name"), "kind": text("kind"), "currency": text("currency"), "balance": text("balance"),
+                "unallocated": text("unallocated"), "value": text("value"), "valueCurrency": text("value_currency"),
+                "overAllocated": asset["over_allocated"]?.boolValue == true,
+                "allocations": (asset["allocations"]?.arrayValue ?? []).map { ["goal": $0["goal_name"]?.stringValue ?? "", "amount": $0["amount"]?.stringValue ?? ""] },
+                "watched": watch != nil,
+                "watchState": watch.map { [$0["chain"]?.stringValue, $0["status"]?.stringValue ?? $0["state"]?.stringValue, $0["last_sync_at"]?.stringValue.map { "synced \($0)" }]
+                    .compactMap { $0 }.joined(separator: " · ") } ?? "",
+            ]
+        }
+        return page(body: library.render(["assets": assets, "noAssets": assets.isEmpty], withTemplate: "assets") ?? "", title: "Assets")
+    }
+
     /// Text for HTML, as Mustache's `{{...}}` escapes it (`HTMLText`, shared with the report).
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
@@ -96,7 +116,7 @@ struct Pages: Sendable {
         <script src="/static/live.js" defer></script>
         </head>
         <body>
-        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/saved">I saved</a></nav>
+        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/assets">Assets</a><a href="/saved">I saved</a></nav>
         <p id="live" role="status" aria-live="polite"></p></header>
         <main>
         {{{body}}}
@@ -139,6 +159,21 @@ struct Pages: Sendable {
         <p><label for="note">Note</label><br><input id="note" name="note" value="{{note}}"></p>
         <p><button type="submit">Save</button></p>
         </form>
+        """
+
+    static let assets = """
+        <h1>Assets</h1>
+        {{#noAssets}}<p>No assets yet: add one with <code>savingsctl asset add</code>.</p>{{/noAssets}}
+        <ul class="assets">
+        {{#assets}}
+        <li class="asset"><h3>{{name}}</h3>
+        <p>{{balance}} {{currency}} ({{kind}}){{#value}} · worth {{value}} {{valueCurrency}}{{/value}} · free {{unallocated}} {{currency}}</p>
+        {{#overAllocated}}<p class="banner" role="alert">More is allocated than the balance holds.</p>{{/overAllocated}}
+        {{#allocations}}<p>{{amount}} {{currency}} for {{goal}}</p>{{/allocations}}
+        {{#watched}}<p>Watched on-chain: {{watchState}}</p>{{/watched}}
+        </li>
+        {{/assets}}
+        </ul>
         """
 
     static let problem = """

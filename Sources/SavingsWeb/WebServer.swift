@@ -64,6 +64,13 @@ public enum WebServer {
                 return html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
             }
         }
+        router.get("/assets") { _, _ -> Response in
+            do {
+                return html(pages.assets(try await daemon.call("asset.list")))
+            } catch let error as DaemonLink.Failure {
+                return html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
+            }
+        }
         router.get("/saved") { _, _ -> Response in
             await savedForm(daemon, pages: pages, csrf: state.access!.csrf)
         }

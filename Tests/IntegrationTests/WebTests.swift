@@ -228,6 +228,22 @@ extension WebTests {
         #expect(try Self.saved(daemon, "Bike") == 250)
     }
 
+    /// The assets screen: each asset's balance, what is free, and its allocations by goal.
+    @Test func theAssetsScreenShowsBalancesAndAllocations() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank <main>", goal: "Bike", target: "800", amount: "200")
+        _ = try daemon.call("tx.add", ["asset": "Bank <main>", "amount": "50"])
+        let web = try WebProcess(daemon: daemon)
+        let cookie = try Self.signIn(web)
+        let page = try Self.send(port: web.port, "/assets", headers: ["Cookie": cookie])
+        #expect(page.status == 200)
+        #expect(page.body.contains("<h3>Bank &lt;main&gt;</h3>"))
+        #expect(page.body.contains("250.00 EUR (fiat)"), "the balance")
+        // An account reserved for one goal gives it every deposit (SPEC 5.1): nothing is free.
+        #expect(page.body.contains("250.00 EUR for Bike"), "the allocation")
+        #expect(page.body.contains("free 0.00 EUR"), "what is not allocated")
+    }
+
     /// Run by a member of a read-only group, the page reads and refuses to write, saying why.
     @Test(.enabled(if: AccessTests.canSwitchUser && AccessTests.executableByOthers(Binaries.directory + "/savings-web"),
                    "needs root, setpriv, a 'users' group and binaries others may run"))
