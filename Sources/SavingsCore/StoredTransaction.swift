@@ -65,30 +65,13 @@ public struct DerivedID: Sendable {
     }
 }
 
-/// Transactions' public ids (schema v12 on).
-public enum TransactionID {
-    public static let scheme = DerivedID(tag: 0)
-    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
-    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
-}
-
-/// Allocation-history rows' public ids (schema v14 on).
-public enum HistoryID {
-    public static let scheme = DerivedID(tag: 1)
-    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
-    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
-}
-
-/// Monthly plans' public ids (schema v16 on).
-public enum PlanID {
-    public static let scheme = DerivedID(tag: 2)
-    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
-    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
-}
-
-/// Contributions' public ids (schema v17 on).
-public enum ContributionID {
-    public static let scheme = DerivedID(tag: 3)
-    public static func derived(ref: Int64) -> UUID { scheme.derived(ref: ref) }
-    public static func ref(_ uuid: UUID) -> Int64? { scheme.ref(uuid) }
+extension DerivedID {
+    /// Transactions' public ids (schema v12 on).
+    public static let transactions = DerivedID(tag: 0)
+    /// Allocation-history rows' public ids (schema v14 on).
+    public static let history = DerivedID(tag: 1)
+    /// Monthly plans' public ids (schema v16 on).
+    public static let plans = DerivedID(tag: 2)
+    /// Contributions' public ids (schema v17 on).
+    public static let contributions = DerivedID(tag: 3)
 }

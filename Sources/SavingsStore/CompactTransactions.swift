@@ -10,7 +10,7 @@ import SavingsCore
 ///   the asset deletes it, and with it the asset's transactions).
 /// - `asset_transaction.ref` is the rowid (AUTOINCREMENT: never reused, so an id a client holds
 ///   never names another row). A transaction's public id is derived from it
-///   (`TransactionID` in SavingsCore), unless the row has its own 16 bytes in `uuid`: rows written before
+///   (`DerivedID.transactions` in SavingsCore), unless the row has its own 16 bytes in `uuid`: rows written before
 ///   v12, and rows restored from a document, keep the ids clients already hold.
 /// - Idempotency is on `(asset, external_key)`: a 64-bit hash of the external_id with its low 4
 ///   bits clear, so a collision takes the next free key of its block of 16 (`ExternalKeys`).

@@ -6,7 +6,7 @@ import SavingsCore
 /// contribution: by integers, as v14 keeps allocation history and v16 plans.
 ///
 /// - `contribution.ref` is the rowid, handed out by `contribution_counter` (never reused); a
-///   contribution's public id is derived from it (`ContributionID`) unless the row has its own
+///   contribution's public id is derived from it (`DerivedID.contributions`) unless the row has its own
 ///   16 bytes in `uuid` (written before v17, or put back from a document).
 /// - `goal` and `asset` are the `goal_ref` and `asset_ref` keys; the transaction and the history
 ///   row a contribution made are `transaction_ref` and `history_ref`, as since v12 and v14.

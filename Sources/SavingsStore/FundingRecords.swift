@@ -115,7 +115,7 @@ struct TransactionRecord {
 
     /// The row a public id names: derived from its ref, or its own stored bytes.
     static func fetchOne(publicID: UUID, _ db: Database) throws -> TransactionRecord? {
-        if let ref = TransactionID.ref(publicID) {
+        if let ref = DerivedID.transactions.ref(publicID) {
             return try fetchOne(ref: ref, db).flatMap { $0.uuid == nil ? $0 : nil }
         }
         return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(TransactionTable.columns) FROM \(TransactionTable.from) WHERE t.uuid = ?"),

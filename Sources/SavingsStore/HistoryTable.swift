@@ -8,7 +8,7 @@ import SavingsCore
 ///   the goal deletes it, and with it the goal's history rows), as `asset_ref` does for assets.
 /// - `allocation_history.ref` is the rowid, handed out by `history_counter` (never reused, so
 ///   an id a client holds never names another row). A row's public id is derived from it
-///   (`HistoryID`), unless the row has its own 16 bytes in `uuid`: rows written before v14 and
+///   (`DerivedID.history`), unless the row has its own 16 bytes in `uuid`: rows written before v14 and
 ///   rows put back from a document or the earlier app's export keep the ids they had.
 /// - `asset` and `goal` are the pair's integer keys; `timestamp` and `created_at` integer
 ///   milliseconds since 1970 (as `Timestamp` rounds them).
@@ -138,7 +138,7 @@ enum HistoryTable {
                     ref = next
                     next += 1
                     uuid = nil
-                    stored[index].id = HistoryID.derived(ref: ref)
+                    stored[index].id = DerivedID.history.derived(ref: ref)
                 }
                 let timestamp = Timestamp.milliseconds(entry.timestamp)
                 earliest = min(earliest, timestamp)
@@ -205,8 +205,6 @@ struct HistoryRecord: RefRecord {
         createdAt = row["created_at"]
         monthLabel = row["month_label"]
     }
-
-    var publicID: UUID { get throws { try StoreKey.publicID(ref: ref, stored: uuid, scheme: HistoryID.scheme) } }
 
     func entry() throws -> AllocationHistoryEntry {
         try StoreKey.decoding("allocation history \(ref)") {

@@ -48,7 +48,7 @@ struct NewestTransactions {
         let position = try cursor.map { cursor -> (date: Int64, ref: Int64) in
             // A row gone since the page was read: rows of its date come again rather than not at all.
             let uuid = UUID(uuidString: cursor.id)
-            let ref = try uuid.flatMap { uuid in try TransactionID.ref(uuid) ?? TransactionRecord.fetchOne(publicID: uuid, db)?.ref }
+            let ref = try uuid.flatMap { uuid in try DerivedID.transactions.ref(uuid) ?? TransactionRecord.fetchOne(publicID: uuid, db)?.ref }
             return (Timestamp.milliseconds(try Timestamp.parse(cursor.date, field: "cursor")), ref ?? .max)
         }
         // Each account's newest date in bounds (one seek in its index, no row read), newest

@@ -6,7 +6,7 @@ import SavingsCore
 /// integers, as v14 keeps allocation history.
 ///
 /// - `monthly_plan.ref` is the rowid, handed out by `plan_counter` (never reused). A plan's
-///   public id is derived from it (`PlanID`) unless the row has its own 16 bytes in `uuid`:
+///   public id is derived from it (`DerivedID.plans`) unless the row has its own 16 bytes in `uuid`:
 ///   plans written before v16, put back from a document or brought by the earlier app's export.
 /// - `goal` is the goal's `goal_ref` key; `(goal, month_label)` stays unique.
 /// - The earlier app's contributions name their plan by `legacy_contribution.plan_ref`.
@@ -190,8 +190,6 @@ struct PlanRecord: RefRecord {
         createdAt = row["created_at"]
         updatedAt = row["updated_at"]
     }
-
-    var publicID: UUID { get throws { try StoreKey.publicID(ref: ref, stored: uuid, scheme: PlanID.scheme) } }
 
     func plan() throws -> MonthlyPlan {
         try StoreKey.decoding("plan \(ref)") {

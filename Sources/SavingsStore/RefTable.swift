@@ -11,10 +11,10 @@ struct RefTable: Sendable {
     let counter: String
     let scheme: DerivedID
 
-    static let transactions = RefTable(table: "asset_transaction", counter: "transaction_counter", scheme: TransactionID.scheme)
-    static let history = RefTable(table: "allocation_history", counter: "history_counter", scheme: HistoryID.scheme)
-    static let plans = RefTable(table: "monthly_plan", counter: "plan_counter", scheme: PlanID.scheme)
-    static let contributions = RefTable(table: "contribution", counter: "contribution_counter", scheme: ContributionID.scheme)
+    static let transactions = RefTable(table: "asset_transaction", counter: "transaction_counter", scheme: DerivedID.transactions)
+    static let history = RefTable(table: "allocation_history", counter: "history_counter", scheme: DerivedID.history)
+    static let plans = RefTable(table: "monthly_plan", counter: "plan_counter", scheme: DerivedID.plans)
+    static let contributions = RefTable(table: "contribution", counter: "contribution_counter", scheme: DerivedID.contributions)
 
     /// The first of `count` new refs.
     func take(_ count: Int, _ db: Database) throws -> Int64 {
@@ -112,6 +112,9 @@ struct RefBlock {
 /// under `alias`, in `order` unless asked otherwise.
 protocol RefRecord {
     static var table: RefTable { get }
+    var ref: Int64 { get }
+    /// The row's own 16 bytes, when its public id is not derived from its ref.
+    var uuid: Data? { get }
     static var alias: String { get }
     static var columns: String { get }
     static var from: String { get }
@@ -120,6 +123,9 @@ protocol RefRecord {
 }
 
 extension RefRecord {
+    /// The row's public id: its own bytes, or the id its ref derives.
+    var publicID: UUID { get throws { try StoreKey.publicID(ref: ref, stored: uuid, scheme: Self.table.scheme) } }
+
     /// The rows of `where` (SQL over `alias` and the joined tables), in `order`.
     static func fetchAll(where condition: String, order: String = Self.order, limit: String = "", arguments: StatementArguments = [],
                          _ db: Database) throws -> [Self] {

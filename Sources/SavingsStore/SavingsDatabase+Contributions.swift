@@ -33,7 +33,7 @@ extension SavingsDatabase {
                                                           timeZone: timeZone, db)
             let id = try ContributionTable.insert(
                 id: UUID(), keepID: false, goalID: StoreKey.id(goal.id), assetID: StoreKey.id(asset.id),
-                transaction: ("?", [TransactionID.ref(transaction.id)]), history: ("?", [HistoryID.ref(historyID)]),
+                transaction: ("?", [DerivedID.transactions.ref(transaction.id)]), history: ("?", [DerivedID.history.ref(historyID)]),
                 amount: Amount.plainText(amount), date: Timestamp.format(date), createdAt: Timestamp.format(now), undoneAt: nil, db)
             return Contribution(id: id, goal: goal, asset: asset, assetCreated: created, transaction: transaction)
         }

@@ -29,7 +29,7 @@ enum StoreKey {
 
     /// A row's public id: its stored bytes, or the id derived from its ref (a transaction's
     /// unless another table's `scheme` is given).
-    static func publicID(ref: Int64, stored: Data?, scheme: DerivedID = TransactionID.scheme) throws -> UUID {
+    static func publicID(ref: Int64, stored: Data?, scheme: DerivedID = DerivedID.transactions) throws -> UUID {
         guard let stored else { return scheme.derived(ref: ref) }
         guard stored.count == 16 else { throw StoreError.corrupt("id of row \(ref) has \(stored.count) bytes") }
         var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

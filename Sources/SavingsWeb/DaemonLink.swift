@@ -53,11 +53,10 @@ public struct DaemonLink: Sendable {
     /// Calls `method` and returns its result.
     public func call(_ method: String, _ params: [String: JSONValue] = [:]) async throws(Failure) -> JSONValue {
         let channel = try await connect()
-        let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": .string(method), "params": .object(params)]
         var answer: JSONValue?
         do {
             try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(bytes: JSONSerializer.bytes(request) + [0x0A]))
+                try await outbound.write(Self.requestLine(method, params))
                 for try await line in inbound {
                     let message = try JSONParser.parse(Array(buffer: line))
                     // Progress notifications have no id; the answer has ours.
@@ -84,36 +83,41 @@ public struct DaemonLink: Sendable {
     /// params, until either returns false or the connection ends (returns) or fails (throws).
     public func events(subscribed: @Sendable () async -> Bool, _ event: @Sendable (String, JSONValue) async -> Bool) async throws(Failure) {
         let channel = try await connect()
-        let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": [:]]
         // Cancelled (the page gone): the connection closes, which ends the reading below.
         let underlying = channel.channel
         do {
             try await withTaskCancellationHandler {
-                try await subscribe(channel, request, subscribed, event)
+                try await Self.subscribe(channel, subscribed, event)
             } onCancel: {
                 underlying.close(promise: nil)
             }
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw .unreachable("\(error)")
         }
     }
 
-    private func subscribe(_ channel: Line, _ request: JSONValue, _ subscribed: @Sendable () async -> Bool,
-                           _ event: @Sendable (String, JSONValue) async -> Bool) async throws {
-        do {
-            try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(bytes: JSONSerializer.bytes(request) + [0x0A]))
-                for try await line in inbound {
-                    let message = try JSONParser.parse(Array(buffer: line))
-                    if let method = message["method"]?.stringValue {
-                        if !(await event(method, message["params"] ?? .null)) { return }
-                    } else if let error = message["error"] {
-                        throw Failure.unreachable("events.subscribe: \(error["message"]?.stringValue ?? "refused")")
-                    } else if message["id"] != nil, !(await subscribed()) {
-                        return
-                    }
+    private static func subscribe(_ channel: Line, _ subscribed: @Sendable () async -> Bool,
+                                  _ event: @Sendable (String, JSONValue) async -> Bool) async throws {
+        try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(requestLine("events.subscribe"))
+            for try await line in inbound {
+                let message = try JSONParser.parse(Array(buffer: line))
+                if let method = message["method"]?.stringValue {
+                    if !(await event(method, message["params"] ?? .null)) { return }
+                } else if let error = message["error"] {
+                    throw Failure.unreachable("events.subscribe: \(error["message"]?.stringValue ?? "refused")")
+                } else if message["id"] != nil, !(await subscribed()) {
+                    return
                 }
             }
         }
+    }
+
+    /// A request line: `method` with `params`, id 1 (one request per connection).
+    private static func requestLine(_ method: String, _ params: [String: JSONValue] = [:]) -> ByteBuffer {
+        let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": .string(method), "params": .object(params)]
+        return ByteBuffer(bytes: JSONSerializer.bytes(request) + [0x0A])
     }
 }

@@ -86,11 +86,20 @@ struct Pages: Sendable {
                 "overAllocated": asset["over_allocated"]?.boolValue == true,
                 "allocations": (asset["allocations"]?.arrayValue ?? []).map { ["goal": $0["goal_name"]?.stringValue ?? "", "amount": $0["amount"]?.stringValue ?? ""] },
                 "watched": watch != nil,
-                "watchState": watch.map { [$0["chain"]?.stringValue, $0["status"]?.stringValue ?? $0["state"]?.stringValue, $0["last_sync_at"]?.stringValue.map { "synced \($0)" }]
-                    .compactMap { $0 }.joined(separator: " · ") } ?? "",
+                "watchState": watch.map(Self.watchState) ?? "",
             ]
         }
         return page(body: library.render(["assets": assets, "noAssets": assets.isEmpty], withTemplate: "assets") ?? "", title: "Assets")
+    }
+
+    /// An asset's on-chain watch in a line (the fields of `Wire.watch`): chain and provider, the
+    /// last sync or that there was none, the last error, whether the balance agrees.
+    static func watchState(_ watch: JSONValue) -> String {
+        var parts = [watch["chain"]?.stringValue, watch["provider"]?.stringValue].compactMap { $0 }
+        parts.append(watch["last_sync_at"]?.stringValue.map { "synced \($0)" } ?? "not synced yet")
+        if let error = watch["last_error"]?.stringValue { parts.append("last error: \(error)") }
+        if watch["reconciled"]?.boolValue == false { parts.append("the chain's balance differs from the stored one") }
+        return parts.joined(separator: " · ")
     }
 
     /// Text for HTML, as Mustache's `{{...}}` escapes it (`HTMLText`, shared with the report).

@@ -61,14 +61,14 @@ public enum WebServer {
             do {
                 return html(pages.dashboard(try await daemon.call("dashboard.get"), csrf: access.csrf))
             } catch let error as DaemonLink.Failure {
-                return html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
+                return problem(error, pages: pages)
             }
         }
         router.get("/assets") { _, _ -> Response in
             do {
                 return html(pages.assets(try await daemon.call("asset.list")))
             } catch let error as DaemonLink.Failure {
-                return html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
+                return problem(error, pages: pages)
             }
         }
         router.get("/saved") { _, _ -> Response in
@@ -116,23 +116,28 @@ public enum WebServer {
             let status: HTTPResponse.Status = problem == nil ? .ok : problem?.kind == "read_only" ? .forbidden : .unprocessableContent
             return html(pages.saved(goals: goals, assets: assets, csrf: csrf, entered: entered, problem: problem?.message), status: status)
         } catch {
-            return html(pages.problem(error.message), status: .serviceUnavailable)
+            return Self.problem(error, pages: pages)
         }
     }
 
-    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    /// A page saying why the daemon gave no answer: 403 for a read-only member, else 503.
+    static func problem(_ error: DaemonLink.Failure, pages: Pages) -> Response {
+        html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
     }
 
-    static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        asset(text, type: "text/html; charset=utf-8", status: status)
+    }
+
+    static func asset(_ text: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// Server-Sent Events: `live` once subscribed to the daemon, `change` for each of its
     /// events, `down` while it cannot be reached (tried again every second), `up` when it is
-    /// back, and a comment every
-    /// `keepAlive`, so that a page gone away is noticed and its daemon subscription closed. (The
-    /// first write after the page has gone still succeeds, as TCP has it; the one after fails.)
+    /// back, and a comment every `keepAlive`, so that a page gone away is noticed and its daemon
+    /// subscription closed. (The first write after the page has gone still succeeds, as TCP has
+    /// it; the one after fails.)
     static func events(_ daemon: DaemonLink, logger: Logger, keepAlive: Duration = .seconds(15)) -> Response {
         Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { (writer: inout any ResponseBodyWriter) in
             // What to send is queued by the feeding task; only this task writes.

@@ -43,7 +43,7 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
             let digits = Array(hex.lowercased())
             id = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
         } else {
-            id = TransactionID.derived(ref: ref).uuidString.lowercased()
+            id = DerivedID.transactions.derived(ref: ref).uuidString.lowercased()
         }
         // v13 keeps instants as integer milliseconds and the source in `kind` (`TransactionKind`).
         guard let date = fields[4].flatMap({ Int64($0) }).map({ Timestamp.format(milliseconds: $0) }),

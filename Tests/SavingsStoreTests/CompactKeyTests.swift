@@ -78,10 +78,10 @@ import Testing
         _ = try await db.createAsset(try NewAsset(name: "Bank", currency: "EUR", kind: "fiat", address: nil, notes: nil), now: now)
         let added = try await db.addTransaction(asset: "Bank", amount: 7, date: now, note: nil, externalID: "x-1", now: now, timeZone: utc)
         let id = added.transaction.id
-        #expect(TransactionID.ref(id) != nil)
+        #expect(DerivedID.transactions.ref(id) != nil)
         #expect(StoreKey.id(id).hasPrefix("73617664-0000-8000-80"))
         #expect(try await db.transactions(TransactionFilter(limit: 5)).map(\.id) == [id])
-        await #expect(throws: DomainError.self) { _ = try await db.deleteTransaction(StoreKey.id(TransactionID.derived(ref: 99))) }
+        await #expect(throws: DomainError.self) { _ = try await db.deleteTransaction(StoreKey.id(DerivedID.transactions.derived(ref: 99))) }
         await #expect(throws: DomainError.self) {
             _ = try await db.addTransaction(asset: "Bank", amount: 1, date: now, note: nil, externalID: "x-1", now: now, timeZone: utc)
         }

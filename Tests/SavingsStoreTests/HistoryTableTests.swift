@@ -78,7 +78,7 @@ import Testing
         // A new row takes the next ref and the id derived from it.
         _ = try await db.setAllocation(asset: "Bank", goal: "Car", amount: 25, now: now, timeZone: utc)
         let newest = try await db.allocationHistory(asset: nil, goal: "Car", from: nil, to: nil)
-        #expect(newest.map(\.id) == [UUID(uuidString: historyIDs[1])!, HistoryID.derived(ref: 4)])
+        #expect(newest.map(\.id) == [UUID(uuidString: historyIDs[1])!, DerivedID.history.derived(ref: 4)])
         #expect(newest.last?.amount == 25)
         // The contribution still names its row: undoing it takes the row out.
         _ = try await db.undoContribution(contributionID, undoWindow: 3_600, now: now)
@@ -87,7 +87,7 @@ import Testing
         #expect(targets == [UUID(uuidString: tripID)!: 30, UUID(uuidString: carID)!: 25])
         // A new contribution (schema v17) takes the next ref and the id derived from it.
         let contribution = try await db.contribute(goal: "Trip", amount: 5, asset: "Bank", date: now, note: nil, now: now, timeZone: utc)
-        #expect(contribution.id == ContributionID.derived(ref: 2))
+        #expect(contribution.id == DerivedID.contributions.derived(ref: 2))
         #expect(try await db.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT ref, goal, asset, length(uuid) AS n FROM contribution ORDER BY ref").map { [$0[0], $0[1], $0[2], $0[3]] as [Int64?] }
         } == [[1, 1, 1, 16], [2, 1, 1, nil]])
@@ -120,7 +120,7 @@ import Testing
     @Test func aRestoreKeepsHistoryIDsAndLinks() async throws {
         let (source, rows) = try await exported(targets: [25])
         #expect(rows.sections["contributions"]?.first?["history_id"] == .text(historyIDs[2]))
-        #expect(rows.sections["allocation_history"]?.last?["id"] == .text(StoreKey.id(HistoryID.derived(ref: 4))))
+        #expect(rows.sections["allocation_history"]?.last?["id"] == .text(StoreKey.id(DerivedID.history.derived(ref: 4))))
         let target = try SavingsDatabase.inMemory()
         _ = try await target.importData(rows.sections, replace: false)
         let before = try await source.allocationHistory(asset: nil, goal: nil, from: nil, to: nil)
@@ -133,7 +133,7 @@ import Testing
         #expect(again.sections["allocation_history"]?.first == rows.sections["allocation_history"]?.last)
         // The next row of the restored database comes after every ref it holds.
         _ = try await target.setAllocation(asset: "Bank", goal: "Car", amount: 26, now: now, timeZone: utc)
-        #expect(try await target.allocationHistory(asset: nil, goal: "Car", from: nil, to: nil).last?.id == HistoryID.derived(ref: 8))
+        #expect(try await target.allocationHistory(asset: nil, goal: "Car", from: nil, to: nil).last?.id == DerivedID.history.derived(ref: 8))
         _ = try await target.undoContribution(contributionID, undoWindow: 3_600, now: now)
         #expect(try await target.check().ok)
         try source.close()

@@ -64,7 +64,7 @@ import Testing
         let requirement = Requirement(monthsRemaining: 7, requiredMonthly: 100, remaining: 700, status: .onTrack)
         let created = try await db.createPlans(month: try MonthLabel(parsing: "2026-12"),
                                                requirements: [UUID(uuidString: tripID)!: requirement, UUID(uuidString: carID)!: requirement], now: now)
-        #expect(created.created == [PlanID.derived(ref: 4), PlanID.derived(ref: 5)] || created.created == [PlanID.derived(ref: 5), PlanID.derived(ref: 4)])
+        #expect(created.created == [DerivedID.plans.derived(ref: 4), DerivedID.plans.derived(ref: 5)] || created.created == [DerivedID.plans.derived(ref: 5), DerivedID.plans.derived(ref: 4)])
         #expect(Set(created.plans.map(\.id)) == Set(created.created))
         let overridden = try await db.updatePlan(.id(StoreKey.id(created.created[0])), now: now) { $0.customAmount = 42 }
         #expect(try await db.plan(.id(StoreKey.id(created.created[0]))) == overridden)
@@ -90,7 +90,7 @@ import Testing
         let rows = CollectedRows()
         try await source.export(into: rows)
         #expect(rows.sections["legacy_contributions"]?.first?["plan_id"] == .text(planIDs[0]))
-        #expect(rows.sections["plans"]?.contains { $0["id"] == .text(StoreKey.id(PlanID.derived(ref: 4))) } == true)
+        #expect(rows.sections["plans"]?.contains { $0["id"] == .text(StoreKey.id(DerivedID.plans.derived(ref: 4))) } == true)
         let target = try SavingsDatabase.inMemory()
         _ = try await target.importData(rows.sections, replace: false)
         let again = CollectedRows()
@@ -102,7 +102,7 @@ import Testing
         // The restored database goes on after every ref it holds: the derived one (4), then the
         // three plans keeping their own ids (5, 6, 7).
         let created = try await target.createPlans(month: december, requirements: [UUID(uuidString: carID)!: requirement], now: now)
-        #expect(created.created == [PlanID.derived(ref: 8)])
+        #expect(created.created == [DerivedID.plans.derived(ref: 8)])
         #expect(try await target.check().ok)
         try source.close()
     }

@@ -26,18 +26,18 @@ import SavingsCore
     /// name no ref at all.
     @Test func derivedIdsNameTheirTableAndRef() throws {
         for ref: Int64 in [1, 2, 255, 256, 65_537, 1 << 40, (1 << 56) - 1] {
-            let transaction = TransactionID.derived(ref: ref), history = HistoryID.derived(ref: ref)
-            #expect(TransactionID.ref(transaction) == ref)
-            #expect(HistoryID.ref(history) == ref)
-            #expect(TransactionID.ref(history) == nil)
-            #expect(HistoryID.ref(transaction) == nil)
+            let transaction = DerivedID.transactions.derived(ref: ref), history = DerivedID.history.derived(ref: ref)
+            #expect(DerivedID.transactions.ref(transaction) == ref)
+            #expect(DerivedID.history.ref(history) == ref)
+            #expect(DerivedID.transactions.ref(history) == nil)
+            #expect(DerivedID.history.ref(transaction) == nil)
             #expect(StoreKey.id(history).hasPrefix("73617664-0001-8000-80"), "\(StoreKey.id(history))")
-            #expect(try StoreKey.publicID(ref: ref, stored: nil, scheme: HistoryID.scheme) == history)
+            #expect(try StoreKey.publicID(ref: ref, stored: nil, scheme: DerivedID.history) == history)
         }
-        #expect(StoreKey.id(TransactionID.derived(ref: 1)) == "73617664-0000-8000-8000-000000000001", "transaction ids are unchanged")
-        #expect(HistoryID.ref(HistoryID.derived(ref: 0)) == nil, "ref 0 is no row")
+        #expect(StoreKey.id(DerivedID.transactions.derived(ref: 1)) == "73617664-0000-8000-8000-000000000001", "transaction ids are unchanged")
+        #expect(DerivedID.history.ref(DerivedID.history.derived(ref: 0)) == nil, "ref 0 is no row")
         for text in ["0f8fad5b-d9cb-469f-a165-70867728950e", "018f2a6e-4444-7abc-8def-0123456789ab"] {
-            #expect(HistoryID.ref(UUID(uuidString: text)!) == nil)
+            #expect(DerivedID.history.ref(UUID(uuidString: text)!) == nil)
         }
     }
 }

@@ -61,7 +61,7 @@ import Testing
         let listed = try await db.transactions(TransactionFilter(limit: 10))
         let content = ExternalKeys.contentKey(dateText: "2026-01-02T00:00:00.000Z", amountText: "20", note: "salary")
         #expect(listed.map(\.externalID) == ["txid-1", "bank-77", content, nil, "old-1"])
-        #expect(listed.map { StoreKey.id($0.id) } == [5, 3, 2, 1].map { StoreKey.id(TransactionID.derived(ref: $0)) } + [keptID])
+        #expect(listed.map { StoreKey.id($0.id) } == [5, 3, 2, 1].map { StoreKey.id(DerivedID.transactions.derived(ref: $0)) } + [keptID])
         #expect(listed.map(\.source) == [.onchain, .import, .import, .manual, .import])
         #expect(listed.map { Timestamp.format($0.date) } == ["2026-01-04T00:00:00.000Z", "2026-01-03T00:00:00.000Z", "2026-01-02T00:00:00.000Z",
                                                              "2026-01-01T10:00:00.000Z", "2025-12-31T23:59:59.999Z"])
@@ -74,7 +74,7 @@ import Testing
         #expect(try await db.portfolio(now: now, pivot: try CurrencyCode("EUR")).balances.values.reduce(0, +) == 29.5)
         // The deleted ref 6 is never given again.
         let next = try await db.addTransaction(asset: "Bank", amount: 1, date: now, note: nil, externalID: nil, now: now, timeZone: utc)
-        #expect(TransactionID.ref(next.transaction.id) == 7)
+        #expect(DerivedID.transactions.ref(next.transaction.id) == 7)
         // The same rows imported again are present, by content and by external_id.
         let again = try file("date,amount,note,external_id\n2026-01-02,20,salary,\n2026-01-03,-3,fee,bank-77\n2026-01-06,1,new,\n")
         defer { try? FileManager.default.removeItem(atPath: again) }
@@ -82,7 +82,7 @@ import Testing
         #expect(result.inserted == 1 && result.alreadyPresent == 2, "\(result)")
         // The contribution still points at its transaction, and loses it with it.
         #expect(try await db.writer.read { db in try Int64?.fetchOne(db, sql: "SELECT transaction_ref FROM contribution") } == 1)
-        _ = try await db.deleteTransaction(StoreKey.id(TransactionID.derived(ref: 1)))
+        _ = try await db.deleteTransaction(StoreKey.id(DerivedID.transactions.derived(ref: 1)))
         #expect(try await db.writer.read { db in try Int64?.fetchOne(db, sql: "SELECT transaction_ref FROM contribution") } == .some(nil))
         #expect(try await db.check().ok)
         try db.close()

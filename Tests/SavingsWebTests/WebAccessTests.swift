@@ -1,3 +1,4 @@
+import SavingsRPC
 import Testing
 @testable import SavingsWeb
 
@@ -81,5 +82,17 @@ import Testing
         #expect(page.contains("<h3>&lt;script&gt;x&lt;/script&gt;</h3>"))
         #expect(!page.contains("<script>x"))
         #expect(page.contains("value=\"50\""))
+    }
+
+    @Test func theWatchIsShownByItsFields() throws {
+        let watch: JSONValue = ["chain": "bitcoin", "provider": "blockbook", "addresses": [], "min_confirmations": 1,
+                                "last_sync_at": "2026-11-25T10:00:00.000Z", "last_error": "timed out", "pending": [], "reconciled": false]
+        #expect(Pages.watchState(watch) == "bitcoin · blockbook · synced 2026-11-25T10:00:00.000Z · last error: timed out"
+                + " · the chain's balance differs from the stored one")
+        #expect(Pages.watchState(["chain": "ethereum", "provider": .null, "last_sync_at": .null, "last_error": .null, "reconciled": .null])
+                == "ethereum · not synced yet")
+        let page = try Pages().assets(["assets": [["name": "Cold", "kind": "crypto", "currency": "BTC", "balance": "1", "unallocated": "1",
+                                                   "allocations": [], "watch": watch]]])
+        #expect(page.contains("Watched on-chain: bitcoin · blockbook"))
     }
 }
