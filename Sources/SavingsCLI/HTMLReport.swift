@@ -134,31 +134,37 @@ public struct HTMLReport {
     }
 
     var monthChart: String {
-        let months = self.months
+        Self.monthBars(months, id: "monthly-chart", label: "Planned and contributed per month")
+            + "\n<p class=\"legend\"><span><i style=\"background:#b8c2d6\"></i>planned</span><span><i style=\"background:#2b9348\"></i>contributed</span></p>"
+    }
+
+    /// Planned against contributed, a pair of bars per month (nil: no bar), as SVG scaled to
+    /// its box. The report's monthly chart and the web view's goal page draw with it.
+    public static func monthBars(_ months: [(month: String, planned: Decimal?, contributed: Decimal?)], id: String, label: String) -> String {
         let top = max(months.compactMap { max($0.planned ?? 0, $0.contributed ?? 0) }.max() ?? 0, 1)
         let chartHeight = 200, left = 70, bottom = 230
         let slot = (Self.width - left - 10) / max(months.count, 1)
         let barWidth = (slot - 12) / 2
-        var svg = "<svg id=\"monthly-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.width)\" height=\"\(bottom + 30)\" role=\"img\" aria-label=\"Planned and contributed per month\">\n"
+        var svg = "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.width)\" height=\"\(bottom + 30)\" "
+            + "viewBox=\"0 0 \(Self.width) \(bottom + 30)\" role=\"img\" aria-label=\"\(HTMLText.escape(label))\">\n"
         for step in 0...4 {
             let value = top * Decimal(step) / 4
             let y = bottom - step * chartHeight / 4
             svg += "<line x1=\"\(left)\" y1=\"\(y)\" x2=\"\(Self.width - 10)\" y2=\"\(y)\" stroke=\"#eef0f4\"/>"
-            svg += "<text class=\"muted\" x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(escape(Money.grouped(Amount.format(value, scale: 0))))</text>\n"
+            svg += "<text class=\"muted\" x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(HTMLText.escape(Money.grouped(Amount.format(value, scale: 0))))</text>\n"
         }
         for (index, month) in months.enumerated() {
             let x = left + index * slot + 6
-            svg += "<g class=\"month\" data-month=\"\(month.month)\">"
+            svg += "<g class=\"month\" data-month=\"\(HTMLText.escape(month.month))\">"
             for (offset, value, fill, kind) in [(0, month.planned, "#b8c2d6", "planned"), (barWidth, month.contributed, "#2b9348", "contributed")] {
                 guard let value else { continue }
                 let height = Self.scaled(max(value, 0) / top, to: chartHeight)
                 svg += "<rect class=\"\(kind)\" x=\"\(x + offset)\" y=\"\(Self.subtract(height, from: bottom))\" width=\"\(barWidth)\" height=\"\(height)\" fill=\"\(fill)\">"
-                svg += "<title>\(month.month) \(kind) \(escape(Money.grouped(Amount.plainText(value))))</title></rect>"
+                svg += "<title>\(HTMLText.escape(month.month)) \(kind) \(HTMLText.escape(Money.grouped(Amount.plainText(value))))</title></rect>"
             }
-            svg += "<text class=\"muted\" x=\"\(x + barWidth)\" y=\"\(bottom + 16)\" text-anchor=\"middle\">\(month.month)</text></g>\n"
+            svg += "<text class=\"muted\" x=\"\(x + barWidth)\" y=\"\(bottom + 16)\" text-anchor=\"middle\">\(HTMLText.escape(month.month))</text></g>\n"
         }
-        svg += "</svg>\n<p class=\"legend\"><span><i style=\"background:#b8c2d6\"></i>planned</span><span><i style=\"background:#2b9348\"></i>contributed</span></p>"
-        return svg
+        return svg + "</svg>"
     }
 
     // MARK: Assets

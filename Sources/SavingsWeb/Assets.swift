@@ -8,13 +8,34 @@ enum Assets {
         body { font: 16px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; max-width: 52rem; padding: 0 1rem; }
         header { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; flex-wrap: wrap; }
         nav a { color: var(--accent); margin-right: 1rem; }
-        a:focus, button:focus, input:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
         #live { color: var(--muted); min-height: 1.5em; margin: 0.5rem 0; }
         .banner, .problem { border-left: 4px solid var(--warn); padding: 0.25rem 0.75rem; }
+        .problem { white-space: pre-line; }
         ul.goals { list-style: none; padding: 0; }
         .goal { margin-bottom: 1.25rem; }
         .goal h3 { margin: 0; }
         progress { width: min(20rem, 60vw); height: 1rem; accent-color: var(--accent); }
+        a:focus, button:focus, input:focus, select:focus, [tabindex]:focus { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+        .warn { color: var(--warn); font-weight: bold; }
+        .muted, small { color: var(--muted); }
+        ul.plans { list-style: none; padding: 0; }
+        .plan { margin-bottom: 1.5rem; }
+        .plan h2, .plan h3 { margin: 0; font-size: 1.15rem; }
+        form.row { display: inline-flex; flex-wrap: wrap; gap: 0.5rem; align-items: baseline; margin: 0.25rem 1rem 0.25rem 0; }
+        button { font: inherit; padding: 0.3rem 0.8rem; }
+        input, select { font: inherit; max-width: 100%; }
+        input[type=range] { width: min(20rem, 70vw); vertical-align: middle; }
+        table { border-collapse: collapse; width: 100%; }
+        th, td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid color-mix(in srgb, var(--fg) 15%, transparent); }
+        .num { text-align: right; font-variant-numeric: tabular-nums; }
+        figure.chart { margin: 0; }
+        figure.chart svg { width: 100%; height: auto; }
+        svg text { fill: var(--fg); font-size: 12px; }
+        svg .muted { fill: var(--muted); }
+        .key { display: inline-block; width: 0.7rem; height: 0.7rem; margin: 0 0.3rem 0 0.8rem; }
+        .key.planned { background: #b8c2d6; }
+        .key.contributed { background: #2b9348; }
         """
 
     /// Follows the daemon's changes: on each `change` event the page's main part is fetched
@@ -26,21 +47,42 @@ enum Assets {
         (function () {
           const status = document.getElementById("live");
           const main = document.querySelector("main");
-          let pending = false;
+          let pending = false, deferred = false;
+          // Something typed and not yet sent is never thrown away: while a field has the focus,
+          // the refresh waits until it loses it.
+          function typing() {
+            const active = document.activeElement;
+            return active && main.contains(active) && (active.matches("input:not([type=hidden]):not([type=range]), select, textarea"));
+          }
           async function refresh() {
+            if (typing()) { deferred = true; return; }
             if (pending) { return; }
             pending = true;
             try {
               const answer = await fetch(location.pathname + location.search, { credentials: "same-origin" });
               const page = new DOMParser().parseFromString(await answer.text(), "text/html");
               const fresh = page.querySelector("main");
-              if (fresh) { main.replaceChildren(...fresh.childNodes); }
+              if (fresh) {
+                // The keyboard's place survives the refresh: the element with the same id.
+                const focused = document.activeElement && main.contains(document.activeElement) ? document.activeElement.id : "";
+                main.replaceChildren(...fresh.childNodes);
+                const again = focused && document.getElementById(focused);
+                if (again) { again.focus({ preventScroll: true }); }
+              }
             } catch (e) {
               status.textContent = "Could not refresh: " + e;
             } finally {
               pending = false;
             }
           }
+          main.addEventListener("focusout", function () { if (deferred) { deferred = false; setTimeout(refresh, 0); } });
+          // The flex slider says its value as it moves.
+          main.addEventListener("input", function (event) {
+            if (event.target.id === "factor") {
+              const shown = document.getElementById("factor-shown");
+              if (shown) { shown.textContent = "×" + event.target.value; }
+            }
+          });
           const root = document.documentElement;
           const events = new EventSource("/events");
           events.addEventListener("live", function () { root.dataset.live = "yes"; });

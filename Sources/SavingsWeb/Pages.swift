@@ -16,6 +16,9 @@ struct Pages: Sendable {
         try library.register(Self.problem, named: "problem")
         try library.register(Self.saved, named: "saved")
         try library.register(Self.assets, named: "assets")
+        try library.register(Self.goalTemplate, named: "goal")
+        try library.register(Self.planningTemplate, named: "planning")
+        try library.register(Self.monthTemplate, named: "month")
         self.library = library
     }
 
@@ -29,10 +32,9 @@ struct Pages: Sendable {
         rows.reserveCapacity(goals.count * 400)
         for goal in goals {
             let text = { (key: String) in Self.escape(goal[key]?.stringValue ?? "") }
-            let progress = Decimal(string: goal["progress"]?.stringValue ?? "0") ?? 0
-            let percent = NSDecimalNumber(decimal: min(max(progress, 0), 1) * 100).intValue
+            let percent = Self.percent(goal["progress"])
             let name = text("name"), currency = text("currency"), deadline = text("deadline")
-            rows += "<li class=\"goal\"><h3>\(name)</h3>\n<p><progress max=\"100\" value=\"\(percent)\" aria-label=\"\(name): \(percent)%\">"
+            rows += "<li class=\"goal\"><h3><a href=\"/goals/\(text("id"))\">\(name)</a></h3>\n<p><progress max=\"100\" value=\"\(percent)\" aria-label=\"\(name): \(percent)%\">"
                 + "\(percent)%</progress> \(percent)%</p>\n<p>\(text("current_total")) of \(text("target_amount")) \(currency) · "
                 + "\(text("remaining")) to go\(deadline.isEmpty ? "" : " · by \(deadline)")</p></li>\n"
         }
@@ -53,7 +55,7 @@ struct Pages: Sendable {
             ]
         }
         context["hasStaleDrafts"] = (context["staleDrafts"] as? Int ?? 0) > 0
-        return page(body: library.render(context, withTemplate: "dashboard") ?? "", title: "Dashboard")
+        return page(body: render("dashboard", context), title: "Dashboard")
     }
 
     /// The "I saved" form (`goal.contribute`): the goals and assets to choose from, what was
@@ -62,7 +64,7 @@ struct Pages: Sendable {
         func options(_ list: JSONValue?, selected: String?) -> [[String: Any]] {
             (list?.arrayValue ?? []).compactMap { item in
                 guard let name = item["name"]?.stringValue else { return nil }
-                return ["name": name, "selected": name == selected]
+                return ["name": name, "selected": selected != nil && (name == selected || item["id"]?.stringValue == selected)]
             }
         }
         let context: [String: Any] = [
@@ -71,7 +73,7 @@ struct Pages: Sendable {
             "assets": options(assets["assets"] ?? assets, selected: entered["asset"]),
             "amount": entered["amount"] ?? "", "note": entered["note"] ?? "",
         ]
-        return page(body: library.render(context, withTemplate: "saved") ?? "", title: "I saved")
+        return page(body: render("saved", context), title: "I saved")
     }
 
     /// The assets (`asset.list`): balances, what is allocated to which goal, what is free, the
@@ -89,7 +91,7 @@ struct Pages: Sendable {
                 "watchState": watch.map(Self.watchState) ?? "",
             ]
         }
-        return page(body: library.render(["assets": assets, "noAssets": assets.isEmpty], withTemplate: "assets") ?? "", title: "Assets")
+        return page(body: render("assets", ["assets": assets, "noAssets": assets.isEmpty]), title: "Assets")
     }
 
     /// An asset's on-chain watch in a line (the fields of `Wire.watch`): chain and provider, the
@@ -107,10 +109,27 @@ struct Pages: Sendable {
 
     /// A page saying what went wrong and what to do next.
     func problem(_ message: String, title: String = "savingsd") -> String {
-        page(body: library.render(["message": message], withTemplate: "problem") ?? "", title: title)
+        page(body: render("problem", ["message": message]), title: title)
     }
 
-    private func page(body: String, title: String) -> String {
+    /// `template` filled from `context`, where an empty text counts as absent (`{{#notes}}`
+    /// shows nothing for a goal without notes), as a missing value does in Mustache.
+    func render(_ template: String, _ context: [String: Any]) -> String {
+        library.render(Self.pruned(context), withTemplate: template) ?? ""
+    }
+
+    static func pruned(_ context: [String: Any]) -> [String: Any] {
+        context.compactMapValues { value -> Any? in
+            switch value {
+            case let text as String: text.isEmpty ? nil : text
+            case let nested as [String: Any]: pruned(nested)
+            case let list as [[String: Any]]: list.map(pruned)
+            default: value
+            }
+        }
+    }
+
+    func page(body: String, title: String) -> String {
         library.render(["title": title, "body": body], withTemplate: "layout") ?? body
     }
 
@@ -125,7 +144,7 @@ struct Pages: Sendable {
         <script src="/static/live.js" defer></script>
         </head>
         <body>
-        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/assets">Assets</a><a href="/saved">I saved</a></nav>
+        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/plans">Planning</a><a href="/month">Month</a><a href="/assets">Assets</a><a href="/saved">I saved</a></nav>
         <p id="live" role="status" aria-live="polite"></p></header>
         <main>
         {{{body}}}
@@ -136,7 +155,7 @@ struct Pages: Sendable {
 
     static let dashboard = """
         <h1>Savings goals</h1>
-        {{#hasStaleDrafts}}<p class="banner" role="alert">{{staleDrafts}} draft plan(s) from earlier months still wait for a decision.</p>{{/hasStaleDrafts}}
+        {{#hasStaleDrafts}}<p class="banner" role="alert"><a href="/plans#stale-h">{{staleDrafts}} draft plan(s) from earlier months</a> still wait for a decision.</p>{{/hasStaleDrafts}}
         {{#staleRates}}<p class="banner" role="alert">Some exchange rates are stale: figures may be off.</p>{{/staleRates}}
         {{#month}}
         <section aria-labelledby="month-h"><h2 id="month-h">This month ({{label}}, {{status}})</h2>

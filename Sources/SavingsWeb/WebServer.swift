@@ -71,8 +71,9 @@ public enum WebServer {
                 return problem(error, pages: pages)
             }
         }
-        router.get("/saved") { _, _ -> Response in
-            await savedForm(daemon, pages: pages, csrf: state.access!.csrf)
+        router.get("/saved") { request, _ -> Response in
+            // A goal's screen links here with the goal chosen.
+            await savedForm(daemon, pages: pages, csrf: state.access!.csrf, entered: Screens.query(request).filter { $0.key == "goal" })
         }
         router.post("/saved") { request, _ -> Response in
             var request = request
@@ -92,6 +93,7 @@ public enum WebServer {
                 return await savedForm(daemon, pages: pages, csrf: state.access!.csrf, entered: entered, problem: error)
             }
         }
+        Screens(daemon: daemon, pages: pages, state: state).add(to: router)
         router.get("/static/style.css") { _, _ in asset(Assets.style, type: "text/css; charset=utf-8") }
         router.get("/static/live.js") { _, _ in asset(Assets.live, type: "text/javascript; charset=utf-8") }
         router.get("/events") { _, _ in events(daemon, logger: logger) }
@@ -120,9 +122,17 @@ public enum WebServer {
         }
     }
 
-    /// A page saying why the daemon gave no answer: 403 for a read-only member, else 503.
-    static func problem(_ error: DaemonLink.Failure, pages: Pages) -> Response {
-        html(pages.problem(error.message), status: error.kind == "read_only" ? .forbidden : .serviceUnavailable)
+    /// A page saying why the daemon gave no answer: 403 for a read-only member, 404 for what
+    /// does not exist, 503 when it is out of reach.
+    static func problem(_ error: any Error, pages: Pages) -> Response {
+        guard let error = error as? DaemonLink.Failure else { return html(pages.problem("\(error)"), status: .internalServerError) }
+        let status: HTTPResponse.Status = switch error.kind {
+        case "read_only": .forbidden
+        case "not_found": .notFound
+        case nil: .serviceUnavailable
+        default: .unprocessableContent
+        }
+        return html(pages.problem(error.message), status: status)
     }
 
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {

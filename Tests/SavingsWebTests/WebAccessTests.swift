@@ -77,9 +77,9 @@ import Testing
         #expect(Pages.escape("plain") == "plain")
         #expect(Pages.escape("café ☕️ <x>") == "café ☕️ &lt;x&gt;")
         let pages = try Pages()
-        let page = pages.dashboard(["goals": [["name": "<script>x</script>", "progress": "0.5", "current_total": "1", "target_amount": "2",
+        let page = pages.dashboard(["goals": [["id": "g1", "name": "<script>x</script>", "progress": "0.5", "current_total": "1", "target_amount": "2",
                                                "remaining": "1", "currency": "EUR", "deadline": "2030-01-01"]]], csrf: "c")
-        #expect(page.contains("<h3>&lt;script&gt;x&lt;/script&gt;</h3>"))
+        #expect(page.contains("<h3><a href=\"/goals/g1\">&lt;script&gt;x&lt;/script&gt;</a></h3>"))
         #expect(!page.contains("<script>x"))
         #expect(page.contains("value=\"50\""))
     }

@@ -1,0 +1,159 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SavingsCore
+import SavingsRPC
+
+/// The goal, planning and month screens and the forms they post. Every change is a POST the
+/// guard has checked (cookie, origin, CSRF token); done, it answers with a redirect back to the
+/// screen (Post/Redirect/Get); refused, the screen again with the daemon's message and next step.
+struct Screens: Sendable {
+    let daemon: DaemonLink
+    let pages: Pages
+    let state: AccessBox
+
+    var csrf: String { state.access?.csrf ?? "" }
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }
+        router.get("/plans") { request, _ in await planning(Self.query(request)) }
+        router.get("/month") { _, _ in await month() }
+
+        router.post("/plans/amount") { request, _ in
+            await act(request, "plan.set_amount", back: { "/plans#plan-\($0["plan"] ?? "")" }) { form in
+                ["plan": .string(form["plan"] ?? ""), "amount": Self.filled(form["amount"]).map(JSONValue.string) ?? .null]
+            } refused: { await planning([:], problem: $0) }
+        }
+        for (path, method, flag) in [("/plans/protect", "plan.protect", "protected"), ("/plans/skip", "plan.skip", "skipped")] {
+            router.post(RouterPath(path)) { request, _ in
+                await act(request, method, back: { "/plans#plan-\($0["plan"] ?? "")" }) { form in
+                    ["plan": .string(form["plan"] ?? ""), flag: .bool(form[flag] == "true")]
+                } refused: { await planning([:], problem: $0) }
+            }
+        }
+        router.post("/plans/flex") { request, _ in
+            await act(request, "plan.flex_apply", back: { _ in "/plans" }) { form in
+                Self.filled(form["budget"]).map { ["budget": .string($0)] } ?? ["factor": .string(form["factor"] ?? "")]
+            } refused: { await planning([:], problem: $0) }
+        }
+        router.post("/plans/stale") { request, _ in
+            await act(request, "plan.resolve_stale", back: { _ in "/plans#stale-h" }) { form in
+                ["plan": .string(form["plan"] ?? ""), "action": .string(form["action"] ?? "")]
+            } refused: { await planning([:], problem: $0) }
+        }
+        for (path, method) in [("/month/start", "month.start"), ("/month/complete", "month.complete"),
+                               ("/month/undo-start", "month.undo_start"), ("/month/undo-complete", "month.undo_complete")] {
+            router.post(RouterPath(path)) { request, _ in
+                await act(request, method, back: { _ in "/month" }) { _ in [:] } refused: { await month(problem: $0) }
+            }
+        }
+    }
+
+    // MARK: Screens
+
+    func goal(_ id: String, problem: DaemonLink.Failure? = nil) async -> Response {
+        let reference: [String: JSONValue] = ["goal": .string(id)]
+        do {
+            async let goal = daemon.call("goal.get", reference)
+            async let history = daemon.call("goal.history", reference)
+            async let allocations = daemon.call("allocation.list", reference)
+            async let plan = absentAllowed("plan.get", reference)
+            async let progress = absentAllowed("month.progress")
+            let answers = Pages.GoalAnswers(goal: try await goal, history: try await history, allocations: try await allocations,
+                                            plan: try await plan, progress: try await progress)
+            return WebServer.html(pages.goal(answers))
+        } catch {
+            return WebServer.problem(error, pages: pages)
+        }
+    }
+
+    func planning(_ query: [String: String], problem: DaemonLink.Failure? = nil) async -> Response {
+        let factor = Self.filled(query["factor"]), budget = Self.filled(query["budget"])
+        let stalePage = Int(query["stale"] ?? "").map { max($0, 1) } ?? 1
+        var problem = problem
+        do {
+            async let plans = daemon.call("plan.list")
+            async let stale = daemon.call("plan.stale", ["page": .number(String(stalePage))])
+            var preview: JSONValue?
+            if factor != nil || budget != nil {
+                do {
+                    preview = try await daemon.call("plan.flex_preview", budget.map { ["budget": .string($0)] } ?? ["factor": .string(factor ?? "1")])
+                } catch {
+                    // The plans are still shown, with why the preview was refused.
+                    problem = problem ?? error
+                }
+            }
+            let answers = Pages.PlanningAnswers(plans: try await plans, preview: preview, stale: try await stale,
+                                                factor: preview?["factor"]?.stringValue ?? factor ?? "1", budget: budget ?? "")
+            return WebServer.html(pages.planning(answers, csrf: csrf, problem: problem?.message), status: Self.status(problem))
+        } catch {
+            return WebServer.problem(error, pages: pages)
+        }
+    }
+
+    func month(problem: DaemonLink.Failure? = nil) async -> Response {
+        do {
+            async let plans = daemon.call("plan.list")
+            async let progress = absentAllowed("month.progress")
+            async let history = daemon.call("month.history")
+            let shown = try await progress
+            let until = shown?["can_undo_until"]?.stringValue.flatMap(Self.instant)
+            let answers = Pages.MonthAnswers(plans: try await plans, progress: shown, history: try await history,
+                                             canUndo: until.map { $0 > Date() } ?? false)
+            return WebServer.html(pages.month(answers, csrf: csrf, problem: problem?.message), status: Self.status(problem))
+        } catch {
+            return WebServer.problem(error, pages: pages)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Calls `method` with what `params` makes of the posted form; done, a redirect to `back`;
+    /// refused, `refused` with the daemon's reason.
+    func act(_ request: Request, _ method: String, back: @escaping (Form) -> String,
+             params: (Form) -> [String: JSONValue], refused: (DaemonLink.Failure) async -> Response) async -> Response {
+        var request = request
+        guard let body = try? await request.collectBody(upTo: 64 * 1024) else {
+            return WebServer.html(pages.problem("The form is larger than 64 KiB."), status: .contentTooLarge)
+        }
+        let form = Form(String(buffer: body))
+        do {
+            _ = try await daemon.call(method, params(form))
+            return Response(status: .seeOther, headers: [.location: back(form)])
+        } catch {
+            return await refused(error)
+        }
+    }
+
+    /// `method`'s answer, where its refusal as `not_found` means there is nothing to show (a draft month has no
+    /// progress, an archived goal no plan); any other failure is one.
+    func absentAllowed(_ method: String, _ params: [String: JSONValue] = [:]) async throws(DaemonLink.Failure) -> JSONValue? {
+        do {
+            return try await daemon.call(method, params)
+        } catch where error.kind == "not_found" {
+            return nil
+        }
+    }
+
+    /// A refused change's status: 403 for a read-only member, 422 for the rest; 200 without one.
+    static func status(_ problem: DaemonLink.Failure?) -> HTTPResponse.Status {
+        guard let problem else { return .ok }
+        return problem.kind == "read_only" ? .forbidden : .unprocessableContent
+    }
+
+    /// The request's query fields (the first of each name).
+    static func query(_ request: Request) -> [String: String] {
+        Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A form or query value, nil when empty.
+    static func filled(_ value: String?) -> String? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// An instant as the daemon writes them, read by the same code.
+    static func instant(_ text: String) -> Date? {
+        try? Timestamp.parse(text, field: "can_undo_until")
+    }
+}
