@@ -54,13 +54,18 @@ struct Screens: Sendable {
     func goal(_ id: String, problem: DaemonLink.Failure? = nil) async -> Response {
         let reference: [String: JSONValue] = ["goal": .string(id)]
         do {
+            // The month's plans are made when first asked for (plan.list); the goal's is shown
+            // even when this screen is the first to ask, and its month's history then has it.
+            var plan = try await absentAllowed("plan.get", reference)
+            if plan == nil {
+                plan = try await daemon.call("plan.list")["plans"]?.arrayValue?.first { $0["goal_id"]?.stringValue == id || $0["goal_name"]?.stringValue == id }
+            }
             async let goal = daemon.call("goal.get", reference)
             async let history = daemon.call("goal.history", reference)
             async let allocations = daemon.call("allocation.list", reference)
-            async let plan = absentAllowed("plan.get", reference)
             async let progress = absentAllowed("month.progress")
             let answers = Pages.GoalAnswers(goal: try await goal, history: try await history, allocations: try await allocations,
-                                            plan: try await plan, progress: try await progress)
+                                            plan: plan, progress: try await progress)
             return WebServer.html(pages.goal(answers))
         } catch {
             return WebServer.problem(error, pages: pages)

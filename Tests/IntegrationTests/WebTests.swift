@@ -261,6 +261,14 @@ extension WebTests {
         #expect(refused.status == 403)
         #expect(refused.body.contains("read_only") || refused.body.contains("read-only"), "\(refused.body)")
         #expect(try Self.saved(daemon, "Bike") == 200)
+        // The planning screen's forms too.
+        _ = try daemon.call("plan.list")
+        let plan = try #require(try daemon.call("plan.get", ["goal": "Bike"])["id"]?.stringValue)
+        let override = try Self.send(port: web.port, "/plans/amount", method: "POST", headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(web.port)"],
+                                     body: "csrf=\(token)&plan=\(plan)&amount=5")
+        #expect(override.status == 403)
+        #expect(override.body.contains("read_only"), "\(override.body)")
+        #expect(try daemon.call("plan.get", ["goal": "Bike"])["custom_amount"] == .null)
     }
 
     /// Another user's `savingsctl web` on the same daemon does not take this user's cookie, nor

@@ -1,0 +1,127 @@
+import Foundation
+import SavingsRPC
+import Testing
+
+/// The goal, planning and month screens of `savingsctl web`, driven by HTTP as a browser
+/// without JavaScript would, and checked by asking the daemon over its socket.
+extension WebTests {
+    /// A signed-in page session: the server, its cookie and a form's CSRF token.
+    struct Session {
+        let web: WebProcess
+        let cookie: String
+        let csrf: String
+
+        init(_ daemon: DaemonProcess) throws {
+            web = try WebProcess(daemon: daemon)
+            cookie = try WebTests.signIn(web)
+            csrf = try WebTests.csrf(in: try WebTests.send(port: web.port, "/saved", headers: ["Cookie": cookie]).body)
+        }
+
+        func get(_ path: String) throws -> Answer { try WebTests.send(port: web.port, path, headers: ["Cookie": cookie]) }
+
+        func post(_ path: String, _ body: String) throws -> Answer {
+            try WebTests.send(port: web.port, path, method: "POST", headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(web.port)"],
+                              body: "csrf=\(csrf)&" + body)
+        }
+    }
+
+    static func plan(_ daemon: DaemonProcess, _ goal: String) throws -> JSONValue {
+        try daemon.call("plan.get", ["goal": .string(goal)])
+    }
+
+    /// Own amount, protect, flex preview and apply through the planning screen's forms; the
+    /// daemon holds what was posted, and refuses what it should with its message.
+    @Test func plansAreChangedThroughThePlanningScreen() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        _ = try daemon.call("goal.create", ["name": "Trip <2027>", "currency": "EUR", "target_amount": "3000", "deadline": "2030-01-01"])
+        let session = try Session(daemon)
+        let screen = try session.get("/plans")
+        #expect(screen.status == 200)
+        #expect(screen.body.contains("Own amount for Trip &lt;2027&gt; (EUR)"))
+        let bike = try #require(try Self.plan(daemon, "Bike")["id"]?.stringValue)
+        let trip = try #require(try Self.plan(daemon, "Trip <2027>")["id"]?.stringValue)
+
+        let set = try session.post("/plans/amount", "plan=\(bike)&amount=123.45")
+        #expect(set.status == 303)
+        #expect(set.headers["location"] == "/plans#plan-\(bike)")
+        #expect(try Self.plan(daemon, "Bike")["custom_amount"]?.stringValue == "123.45")
+
+        let refused = try session.post("/plans/amount", "plan=\(bike)&amount=12%2C5")
+        #expect(refused.status == 422)
+        #expect(refused.body.contains("is not a decimal number") && refused.body.contains("next: "), "\(refused.body)")
+        #expect(try Self.plan(daemon, "Bike")["custom_amount"]?.stringValue == "123.45")
+
+        #expect(try session.post("/plans/protect", "plan=\(bike)&protected=true").status == 303)
+        #expect(try Self.plan(daemon, "Bike")["is_protected"]?.boolValue == true)
+
+        // Flex: the preview writes nothing; applying halves the flexible plan, not the protected one.
+        let before = try #require(try Self.plan(daemon, "Trip <2027>")["effective_amount"]?.stringValue.flatMap { Decimal(string: $0) })
+        let preview = try session.get("/plans?factor=0.5")
+        #expect(preview.body.contains("<input type=\"hidden\" name=\"factor\" value=\"0.5\">"))
+        #expect(try Self.plan(daemon, "Trip <2027>")["custom_amount"] == .null)
+        #expect(try session.post("/plans/flex", "factor=0.5").status == 303)
+        let halved = try #require(try Self.plan(daemon, "Trip <2027>")["effective_amount"]?.stringValue.flatMap { Decimal(string: $0) })
+        #expect(abs(halved - before / 2) <= Decimal(string: "0.005")!, "\(halved) is half of \(before), to the cent")
+        #expect(try Self.plan(daemon, "Bike")["effective_amount"]?.stringValue == "123.45")
+        #expect(try session.post("/plans/flex", "factor=2").status == 422)
+
+        // An empty amount returns to the requirement; skip makes the plan 0.
+        #expect(try session.post("/plans/amount", "plan=\(trip)&amount=").status == 303)
+        #expect(try Self.plan(daemon, "Trip <2027>")["custom_amount"] == .null)
+        #expect(try session.post("/plans/skip", "plan=\(trip)&skipped=true").status == 303)
+        #expect(try Self.plan(daemon, "Trip <2027>")["planned_amount"]?.stringValue == "0.00")
+    }
+
+    /// Start, follow, complete and undo the month through the month screen; while it executes,
+    /// the planning screen's changes are refused with the daemon's reason.
+    @Test func theMonthIsExecutedThroughTheMonthScreen() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        let session = try Session(daemon)
+        #expect(try session.get("/month").body.contains("action=\"/month/start\""))
+        let bike = try #require(try Self.plan(daemon, "Bike")["id"]?.stringValue)
+
+        let started = try session.post("/month/start", "")
+        #expect(started.status == 303 && started.headers["location"] == "/month")
+        #expect(try daemon.call("month.progress")["status"]?.stringValue == "executing")
+        let locked = try session.post("/plans/amount", "plan=\(bike)&amount=5")
+        #expect(locked.status == 422)
+        #expect(locked.body.contains("[plan_locked]"), "\(locked.body)")
+
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "40"])
+        let progress = try session.get("/month")
+        #expect(progress.body.contains("40.00 of "), "\(progress.body)")
+        #expect(progress.body.contains("Bike · deposit 40.00"))
+        #expect(progress.body.contains("action=\"/month/undo-start\""))
+
+        #expect(try session.post("/month/complete", "").status == 303)
+        #expect(try daemon.call("month.progress")["status"]?.stringValue == "closed")
+        let closed = try session.get("/month")
+        #expect(closed.body.contains("this record no longer changes") && closed.body.contains("action=\"/month/undo-complete\""))
+        let again = try session.post("/month/complete", "")
+        #expect(again.status == 422)
+        #expect(try session.post("/month/undo-complete", "").status == 303)
+        #expect(try session.post("/month/undo-start", "").status == 303)
+        #expect(try daemon.failure("month.progress").data?["kind"]?.stringValue == "not_found", "back to draft")
+    }
+
+    /// The goal screen: the chart, the plan and the allocation; a goal that does not exist is
+    /// a 404 with the daemon's message.
+    @Test func theGoalScreenShowsItsMonthsAndAllocations() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank & co", goal: "Bike <b>", target: "800", amount: "200")
+        let session = try Session(daemon)
+        let id = try #require(try daemon.call("goal.get", ["goal": "Bike <b>"])["id"]?.stringValue)
+        #expect(try session.get("/").body.contains("<a href=\"/goals/\(id)\">Bike &lt;b&gt;</a>"))
+        let page = try session.get("/goals/\(id)")
+        #expect(page.status == 200)
+        #expect(page.body.contains("<h1>Bike &lt;b&gt;</h1>"))
+        #expect(page.body.contains("<svg id=\"goal-months\"") && page.body.components(separatedBy: "<g class=\"month\"").count == 13)
+        #expect(page.body.contains("Bank &amp; co: 200.00 EUR = 200.00 EUR"))
+        #expect(page.body.contains("href=\"/plans#plan-"))
+        let missing = try session.get("/goals/00000000-0000-4000-8000-000000000000")
+        #expect(missing.status == 404)
+        #expect(missing.body.contains("no goal matches"), "\(missing.body)")
+    }
+}
