@@ -7,7 +7,9 @@ enum Assets {
         @media (prefers-color-scheme: dark) { :root { --fg: #ececec; --bg: #161616; --muted: #b5b5b5; --accent: #7db7ff; --warn: #ffb45c; } }
         body { font: 16px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; max-width: 52rem; padding: 0 1rem; }
         header { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; flex-wrap: wrap; }
-        nav a { color: var(--accent); margin-right: 1rem; }
+        a { color: var(--accent); }
+        nav a { margin-right: 1rem; }
+        button[aria-pressed=true] { background: var(--accent); color: var(--bg); border-color: var(--accent); }
         #live { color: var(--muted); min-height: 1.5em; margin: 0.5rem 0; }
         .banner, .problem { border-left: 4px solid var(--warn); padding: 0.25rem 0.75rem; }
         .problem { white-space: pre-line; }
@@ -63,10 +65,13 @@ enum Assets {
               const page = new DOMParser().parseFromString(await answer.text(), "text/html");
               const fresh = page.querySelector("main");
               if (fresh) {
-                // The keyboard's place survives the refresh: the element with the same id.
-                const focused = document.activeElement && main.contains(document.activeElement) ? document.activeElement.id : "";
+                // The keyboard's place survives the refresh: the element with the same id, or
+                // else at the same place among the focusable ones.
+                const focusable = "a[href], button, input, select, textarea, [tabindex]";
+                const active = document.activeElement && main.contains(document.activeElement) ? document.activeElement : null;
+                const place = active ? Array.prototype.indexOf.call(main.querySelectorAll(focusable), active) : -1;
                 main.replaceChildren(...fresh.childNodes);
-                const again = focused && document.getElementById(focused);
+                const again = active && ((active.id && document.getElementById(active.id)) || main.querySelectorAll(focusable)[place]);
                 if (again) { again.focus({ preventScroll: true }); }
               }
             } catch (e) {

@@ -1,4 +1,5 @@
 import Foundation
+import SavingsCore
 import SavingsRPC
 
 /// The planning screen: this month's plans with their own amount, protect and skip; flex with a
@@ -27,12 +28,14 @@ extension Pages {
             fields["adjusted"] = adjusted[text(plan["id"])] ?? ""
             return fields
         }
+        let shown = try? MonthLabel(parsing: text(answers.plans["month"]))
         let locked = plans.contains { $0["locked"] as? Bool == true }
         var context: [String: Any] = [
             "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil,
             "month": text(answers.plans["month"]), "plans": plans, "noPlans": plans.isEmpty, "locked": locked,
             "planned": text(answers.plans["totals"]?["planned"]), "currency": text(answers.plans["totals"]?["currency"]),
             "factor": answers.factor, "budget": answers.budget,
+            "previous": shown?.adding(-1).description ?? "", "next": shown?.adding(1).description ?? "",
         ]
         if let preview = answers.preview {
             context["preview"] = [
@@ -57,6 +60,7 @@ extension Pages {
 
     static let planningTemplate = """
         <h1>Planning {{month}}</h1>
+        <nav aria-label="Months" class="months"><a href="/plans?month={{previous}}">← {{previous}}</a> <a href="/plans">this month</a> <a href="/plans?month={{next}}">{{next}} →</a></nav>
         {{#hasProblem}}<p class="problem" role="alert" id="problem" tabindex="-1">{{problem}}</p>{{/hasProblem}}
         {{#locked}}<p class="banner">The month is being executed or is closed: its plans are locked. <a href="/month">Execution</a></p>{{/locked}}
         {{#hasStale}}<p class="banner" role="alert"><a href="#stale-h">{{staleTotal}} draft plan(s) from earlier months</a> still wait for a decision.</p>{{/hasStale}}
@@ -71,19 +75,19 @@ extension Pages {
         {{#adjusted}}<br>With flex: <strong>{{adjusted}} {{currency}}</strong>{{/adjusted}}</p>
         {{^locked}}
         <form method="post" action="/plans/amount" class="row">
-        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="plan" value="{{id}}">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="plan" value="{{id}}"><input type="hidden" name="month" value="{{month}}">
         <label for="amount-{{id}}">Own amount for {{goal}} ({{currency}})</label>
         <input id="amount-{{id}}" name="amount" inputmode="decimal" value="{{custom}}" placeholder="{{required}}" aria-describedby="amount-help-{{id}}">
         <button type="submit" id="set-{{id}}">Set<span class="sr"> the amount for {{goal}}</span></button>
         <small id="amount-help-{{id}}">empty returns to the requirement</small>
         </form>
         <form method="post" action="/plans/protect" class="row">
-        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="plan" value="{{id}}">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="plan" value="{{id}}"><input type="hidden" name="month" value="{{month}}">
         <input type="hidden" name="protected" value="{{^protected}}true{{/protected}}{{#protected}}false{{/protected}}">
         <button type="submit" id="protect-{{id}}" aria-pressed="{{#protected}}true{{/protected}}{{^protected}}false{{/protected}}">Protect<span class="sr"> {{goal}}</span> from flex</button>
         </form>
         <form method="post" action="/plans/skip" class="row">
-        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="plan" value="{{id}}">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="plan" value="{{id}}"><input type="hidden" name="month" value="{{month}}">
         <input type="hidden" name="skipped" value="{{^skipped}}true{{/skipped}}{{#skipped}}false{{/skipped}}">
         <button type="submit" id="skip-{{id}}" aria-pressed="{{#skipped}}true{{/skipped}}{{^skipped}}false{{/skipped}}">Skip<span class="sr"> {{goal}}</span> this month</button>
         </form>
@@ -94,7 +98,7 @@ extension Pages {
         {{^locked}}{{^noPlans}}
         <section aria-labelledby="flex-h"><h2 id="flex-h">Flex</h2>
         <p>Scale the flexible plans (neither protected nor skipped) for this month, or fit them to a budget.</p>
-        <form method="get" action="/plans" class="flex">
+        <form method="get" action="/plans" class="flex"><input type="hidden" name="month" value="{{month}}">
         <p><label for="factor">Factor</label>
         <input type="range" id="factor" name="factor" min="0.5" max="1.5" step="0.05" value="{{factor}}" aria-describedby="factor-shown">
         <output id="factor-shown" for="factor">×{{factor}}</output></p>
@@ -104,9 +108,9 @@ extension Pages {
         {{#preview}}
         <div role="status" id="flex-result"><p>With ×{{factor}} the month plans <strong>{{total}} {{currency}}</strong>{{#shortfall}}, {{shortfall}} short of the budget (the factor stops at 0.5){{/shortfall}}{{#surplus}}, {{surplus}} left of the budget (the factor stops at 1.5){{/surplus}}.</p>
         <form method="post" action="/plans/flex">
-        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="month" value="{{month}}">
         {{#byBudget}}<input type="hidden" name="budget" value="{{budget}}">{{/byBudget}}{{^byBudget}}<input type="hidden" name="factor" value="{{factor}}">{{/byBudget}}
-        <button type="submit" id="apply">Apply ×{{factor}}</button> <a href="/plans">Cancel</a>
+        <button type="submit" id="apply">Apply ×{{factor}}</button> <a href="/plans?month={{month}}">Cancel</a>
         </form></div>
         {{/preview}}
         </section>

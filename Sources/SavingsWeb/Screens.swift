@@ -19,32 +19,40 @@ struct Screens: Sendable {
         router.get("/plans") { request, _ in await planning(Self.query(request)) }
         router.get("/month") { _, _ in await month() }
 
-        router.post("/plans/amount") { request, _ in
-            await act(request, "plan.set_amount", back: { "/plans#plan-\($0["plan"] ?? "")" }) { form in
-                ["plan": .string(form["plan"] ?? ""), "amount": Self.filled(form["amount"]).map(JSONValue.string) ?? .null]
-            } refused: { await planning([:], problem: $0) }
+        planning(router, "/plans/amount", "plan.set_amount", anchor: { "plan-\($0["plan"] ?? "")" }) { form in
+            ["plan": .string(form["plan"] ?? ""), "amount": Self.filled(form["amount"]).map(JSONValue.string) ?? .null]
         }
         for (path, method, flag) in [("/plans/protect", "plan.protect", "protected"), ("/plans/skip", "plan.skip", "skipped")] {
-            router.post(RouterPath(path)) { request, _ in
-                await act(request, method, back: { "/plans#plan-\($0["plan"] ?? "")" }) { form in
-                    ["plan": .string(form["plan"] ?? ""), flag: .bool(form[flag] == "true")]
-                } refused: { await planning([:], problem: $0) }
+            planning(router, path, method, anchor: { "plan-\($0["plan"] ?? "")" }) { form in
+                ["plan": .string(form["plan"] ?? ""), flag: .bool(form[flag] == "true")]
             }
         }
-        router.post("/plans/flex") { request, _ in
-            await act(request, "plan.flex_apply", back: { _ in "/plans" }) { form in
-                Self.filled(form["budget"]).map { ["budget": .string($0)] } ?? ["factor": .string(form["factor"] ?? "")]
-            } refused: { await planning([:], problem: $0) }
+        planning(router, "/plans/flex", "plan.flex_apply", anchor: { _ in "flex-h" }) { form in
+            var params = Self.filled(form["budget"]).map { ["budget": JSONValue.string($0)] } ?? ["factor": .string(form["factor"] ?? "")]
+            params["month"] = Self.filled(form["month"]).map(JSONValue.string)
+            return params
         }
-        router.post("/plans/stale") { request, _ in
-            await act(request, "plan.resolve_stale", back: { _ in "/plans#stale-h" }) { form in
-                ["plan": .string(form["plan"] ?? ""), "action": .string(form["action"] ?? "")]
-            } refused: { await planning([:], problem: $0) }
+        planning(router, "/plans/stale", "plan.resolve_stale", anchor: { _ in "stale-h" }) { form in
+            ["plan": .string(form["plan"] ?? ""), "action": .string(form["action"] ?? "")]
         }
         for (path, method) in [("/month/start", "month.start"), ("/month/complete", "month.complete"),
                                ("/month/undo-start", "month.undo_start"), ("/month/undo-complete", "month.undo_complete")] {
             router.post(RouterPath(path)) { request, _ in
-                await act(request, method, back: { _ in "/month" }) { _ in [:] } refused: { await month(problem: $0) }
+                await act(request, method, back: { _ in "/month" }) { _ in [:] } refused: { _, problem in await month(problem: problem) }
+            }
+        }
+    }
+
+    /// A planning form posted to `path`: `method` with what `params` makes of it; back to the
+    /// month it was shown for (its `month` field), at `anchor`.
+    func planning(_ router: Router<BasicRequestContext>, _ path: String, _ method: String, anchor: @escaping @Sendable (Form) -> String,
+                  params: @escaping @Sendable (Form) -> [String: JSONValue]) {
+        router.post(RouterPath(path)) { request, _ in
+            await act(request, method, back: { form in
+                let month = Self.filled(form["month"]).map { "?month=\(Self.queryText($0))" } ?? ""
+                return "/plans\(month)#\(anchor(form))"
+            }, params: params) { form, problem in
+                await planning(Self.filled(form["month"]).map { ["month": $0] } ?? [:], problem: problem)
             }
         }
     }
@@ -74,15 +82,18 @@ struct Screens: Sendable {
 
     func planning(_ query: [String: String], problem: DaemonLink.Failure? = nil) async -> Response {
         let factor = Self.filled(query["factor"]), budget = Self.filled(query["budget"])
+        // A month other than the current one: plan ahead, or look back (read only).
+        let month: [String: JSONValue] = Self.filled(query["month"]).map { ["month": .string($0)] } ?? [:]
         let stalePage = Int(query["stale"] ?? "").map { max($0, 1) } ?? 1
         var problem = problem
         do {
-            async let plans = daemon.call("plan.list")
+            async let plans = daemon.call("plan.list", month)
             async let stale = daemon.call("plan.stale", ["page": .number(String(stalePage))])
             var preview: JSONValue?
             if factor != nil || budget != nil {
                 do {
-                    preview = try await daemon.call("plan.flex_preview", budget.map { ["budget": .string($0)] } ?? ["factor": .string(factor ?? "1")])
+                    let asked: [String: JSONValue] = budget.map { ["budget": .string($0)] } ?? ["factor": .string(factor ?? "1")]
+                    preview = try await daemon.call("plan.flex_preview", asked.merging(month) { $1 })
                 } catch {
                     // The plans are still shown, with why the preview was refused.
                     problem = problem ?? error
@@ -116,7 +127,7 @@ struct Screens: Sendable {
     /// Calls `method` with what `params` makes of the posted form; done, a redirect to `back`;
     /// refused, `refused` with the daemon's reason.
     func act(_ request: Request, _ method: String, back: @escaping (Form) -> String,
-             params: (Form) -> [String: JSONValue], refused: (DaemonLink.Failure) async -> Response) async -> Response {
+             params: (Form) -> [String: JSONValue], refused: (Form, DaemonLink.Failure) async -> Response) async -> Response {
         var request = request
         guard let body = try? await request.collectBody(upTo: 64 * 1024) else {
             return WebServer.html(pages.problem("The form is larger than 64 KiB."), status: .contentTooLarge)
@@ -126,7 +137,7 @@ struct Screens: Sendable {
             _ = try await daemon.call(method, params(form))
             return Response(status: .seeOther, headers: [.location: back(form)])
         } catch {
-            return await refused(error)
+            return await refused(form, error)
         }
     }
 
@@ -149,6 +160,11 @@ struct Screens: Sendable {
     /// The request's query fields (the first of each name).
     static func query(_ request: Request) -> [String: String] {
         Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Text for a URL's query: everything but unreserved characters percent-encoded.
+    static func queryText(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
     }
 
     /// A form or query value, nil when empty.

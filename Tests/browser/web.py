@@ -129,10 +129,10 @@ def main():
 
             # The form by keyboard alone: Tab from the top of the page, type, Enter.
             page.goto(url.split("?")[0] + "saved")
-            for _ in range(4):
+            for _ in range(6):
                 page.keyboard.press("Tab")
             focused = page.evaluate("document.activeElement.id")
-            check("Tab reaches the form's first field after the three links", focused == "goal", focused)
+            check("Tab reaches the form's first field after the five links", focused == "goal", focused)
             chosen = page.evaluate("document.activeElement.value")
             first = float(daemon.call("goal.get", {"goal": chosen})["current_total"])
             page.keyboard.press("Tab")
@@ -148,6 +148,9 @@ def main():
             page.get_by_role("button", name="Save").click()
             alert = page.get_by_role("alert")
             check("a refused amount shows the daemon's message", alert.count() == 1 and len(alert.inner_text()) > 10)
+
+            plan_override(page, url, daemon)
+            planning_by_keyboard(page, url, daemon)
 
             # The daemon stopping and coming back.
             page.goto(url.split("?")[0])
@@ -185,6 +188,96 @@ def main():
         shutil.rmtree(directory, ignore_errors=True)
     print(f"{passes} passed, {failures} failed")
     sys.exit(0 if failures == 0 else 1)
+
+
+def next_month(daemon):
+    year, month = map(int, daemon.call("plan.list")["month"].split("-"))
+    return f"{year + month // 12}-{month % 12 + 1:02d}"
+
+
+def plan_of(daemon, goal, month):
+    return daemon.call("plan.get", {"goal": goal, "month": month})
+
+
+def plan_override(page, url, daemon):
+    """A plan's own amount set through the planning screen (next month's: this month's plans
+    are locked while it executes), checked over the socket."""
+    month = next_month(daemon)
+    page.goto(url.split("?")[0] + "plans")
+    page.get_by_role("link", name=f"{month} →").click()
+    page.get_by_label("Own amount for Japan trip (EUR)").fill("321.5")
+    page.get_by_role("button", name="Set the amount for Japan trip").click()
+    page.wait_for_url(f"**/plans?month={month}#plan-*")
+    custom = plan_of(daemon, "Japan trip", month)["custom_amount"]
+    check("a plan override submitted in the page is the daemon's", custom is not None and float(custom) == 321.5, str(custom))
+    shown = page.get_by_label("Own amount for Japan trip (EUR)").input_value()
+    check("and the page shows it", shown and float(shown) == 321.5, shown)
+
+
+def tab_to(page, predicate, limit=80):
+    """Presses Tab until the focused element satisfies `predicate` (a JavaScript function of
+    it); every element on the way must show that it has the focus. The focused element's id
+    and text, or None when it was not reached."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        state = page.evaluate("""(predicate) => {
+            const e = document.activeElement;
+            const style = getComputedStyle(e);
+            return { hit: eval(predicate)(e), id: e.id, text: (e.innerText || e.value || "").trim(),
+                     outlined: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0, body: e === document.body };
+        }""", predicate)
+        if state["body"]:
+            continue
+        if not state["outlined"]:
+            return {"hit": False, "id": state["id"], "text": f"no focus outline on {state['id'] or state['text']}"}
+        if state["hit"]:
+            return state
+    return None
+
+
+def planning_by_keyboard(page, url, daemon):
+    """The planning screen by keyboard alone: an amount typed and sent with Enter, a plan
+    protected with Space, the flex slider moved with the arrow keys, previewed and applied."""
+    month = next_month(daemon)
+    page.goto(url.split("?")[0] + f"plans?month={month}")
+    laptop = plan_of(daemon, "New laptop", month)
+    house = plan_of(daemon, "House deposit", month)
+
+    reached = tab_to(page, f"(e) => e.id === 'amount-{laptop['id']}'")
+    check("Tab reaches a plan's amount field, every stop outlined", reached and reached["hit"], str(reached))
+    page.keyboard.type("77")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/plans?month={month}#plan-{laptop['id']}")
+    custom = plan_of(daemon, "New laptop", month)["custom_amount"]
+    check("Enter sets it", custom is not None and float(custom) == 77, str(custom))
+
+    reached = tab_to(page, f"(e) => e.id === 'protect-{house['id']}'")
+    check("Tab reaches another plan's protect button", reached and reached["hit"], str(reached))
+    page.keyboard.press("Space")
+    page.wait_for_url(f"**/plans?month={month}#plan-{house['id']}")
+    check("Space protects it", plan_of(daemon, "House deposit", month)["is_protected"] is True)
+
+    reached = tab_to(page, "(e) => e.id === 'factor'")
+    check("Tab reaches the flex slider", reached and reached["hit"], str(reached))
+    for _ in range(4):
+        page.keyboard.press("ArrowLeft")
+    shown = page.locator("#factor-shown").inner_text()
+    check("the arrow keys move it and it says its value", shown == "×0.8", shown)
+    reached = tab_to(page, "(e) => e.id === 'preview'", limit=5)
+    check("Tab reaches Preview", reached and reached["hit"], str(reached))
+    before = plan_of(daemon, "Emergency fund", month)
+    page.keyboard.press("Enter")
+    page.wait_for_url("**factor=0.8**")
+    check("the preview writes nothing", plan_of(daemon, "Emergency fund", month)["custom_amount"] == before["custom_amount"])
+    reached = tab_to(page, "(e) => e.id === 'apply'")
+    check("Tab reaches Apply", reached and reached["hit"], str(reached))
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/plans?month={month}#flex-h")
+    after = plan_of(daemon, "Emergency fund", month)
+    expected = round(float(before["effective_amount"]) * 0.8, 2)
+    check("Apply scales the flexible plans", after["custom_amount"] is not None and abs(float(after["custom_amount"]) - expected) < 0.011,
+          f"{before['effective_amount']} -> {after['custom_amount']}")
+    check("and leaves the protected one", plan_of(daemon, "House deposit", month)["custom_amount"] == house["custom_amount"])
 
 
 def restart(daemon, bin_dir, directory):
