@@ -56,14 +56,27 @@ public struct DaemonContext: Sendable {
 
     /// `dashboard.get`'s figures and goal lines, reused while the snapshot, the currency and the
     /// set of stale rates stay the same; ages are always computed from now.
-    func dashboard(currency: CurrencyCode) async throws -> JSONValue {
+    /// With `goalFields`, each goal has only those fields (rendered once per goal's figures too).
+    func dashboard(currency: CurrencyCode, goalFields: Set<String>? = nil) async throws -> JSONValue {
+        let (key, entry) = try await dashboardEntry(currency: currency)
+        guard let goalFields else { return Self.dashboard(entry, now: clock.now()) }
+        var slim = entry
+        slim.goals = figures.selectedGoals(key, goalFields) { selected in
+            .serialized(SerializedJSON(.array(entry.figures.goals.map { goal in
+                selected.render(goal.goal.id, goal) { .object(Wire.goal($0).objectValue?.filter { goalFields.contains($0.key) } ?? [:]) }
+            })))
+        }
+        return Self.dashboard(slim, now: clock.now())
+    }
+
+    private func dashboardEntry(currency: CurrencyCode) async throws -> (FiguresCache.DashboardKey, FiguresCache.Dashboard) {
         let month = planner.currentMonth
         func key(_ valuation: Valuation) -> FiguresCache.DashboardKey {
             FiguresCache.DashboardKey(snapshot: valuation.portfolio.snapshot, currency: currency, stale: valuation.staleRateCount, month: month)
         }
         if let snapshot = requestPortfolio().cached?.snapshot, let kept = figures.valuation(of: snapshot),
-           let known = figures.dashboard(key(kept.judged(staleBefore: staleBefore))) {
-            return Self.dashboard(known, now: clock.now())
+           case let cached = key(kept.judged(staleBefore: staleBefore)), let known = figures.dashboard(cached) {
+            return (cached, known)
         }
         // After a write the month's progress and the stale drafts are read (and the month
         // walked) while the snapshot loads and the goals' figures are worked out: none of the
@@ -75,7 +88,7 @@ public struct DaemonContext: Sendable {
         let goals = JSONValue.array(computed.goals.map(goalJSON))
         let entry = FiguresCache.Dashboard(figures: computed, goals: goals, month: try await progress, staleDrafts: try await stale)
         figures.keep(key(valuation), entry)
-        return Self.dashboard(entry, now: clock.now())
+        return (key(valuation), entry)
     }
 
     /// Every active goal's figures in `valuation`: kept for its snapshot, and after a write
@@ -224,6 +237,26 @@ final class FiguresCache: Sendable {
     /// figures moved are rendered again.
     let goalLines = RenderedGoals<ExecutionProgress.Line>()
     let goals = RenderedGoals<GoalFigures>()
+    /// The same with only some fields (`dashboard.get`'s `goal_fields`), for the last set asked
+    /// for: each goal's, and the whole list of the last dashboard.
+    private let selected = Mutex<(fields: Set<String>, goals: RenderedGoals<GoalFigures>, list: (key: DashboardKey, json: JSONValue)?)?>(nil)
+
+    /// The goal list of the dashboard `key` with only `fields`, made by `make` (from each goal's
+    /// rendering kept) when it is not the one kept.
+    func selectedGoals(_ key: DashboardKey, _ fields: Set<String>, make: (RenderedGoals<GoalFigures>) -> JSONValue) -> JSONValue {
+        let goals: RenderedGoals<GoalFigures> = selected.withLock { selected in
+            if let known = selected, known.fields == fields { return known.goals }
+            let goals = RenderedGoals<GoalFigures>()
+            selected = (fields, goals, nil)
+            return goals
+        }
+        if let list = selected.withLock({ $0?.fields == fields ? $0?.list : nil }), list.key == key { return list.json }
+        let json = make(goals)
+        selected.withLock { selected in
+            if key.snapshot != 0, selected?.fields == fields, (selected?.list?.key.snapshot ?? 0) <= key.snapshot { selected?.list = (key, json) }
+        }
+        return json
+    }
 
     /// nil when the text does not parse.
     func plannedLines(of text: String, parse: (JSONValue) -> [ExecutionProgress.Line]) -> [ExecutionProgress.Line]? {

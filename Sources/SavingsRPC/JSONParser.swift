@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A strict RFC 8259 parser over UTF-8 bytes that keeps number literals verbatim.
 ///
 /// Nesting depth and duplicate keys are bounded/refused so hostile input cannot exhaust the
@@ -36,7 +42,12 @@ public struct JSONParser {
     private func failure(_ message: String) -> Failure { Failure(message: message, offset: index) }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue(depth: Int) throws(Failure) -> JSONValue {
@@ -141,10 +152,26 @@ public struct JSONParser {
     private mutating func parseString() throws(Failure) -> String {
         index += 1
         // Most strings have no escapes: one validated copy of the bytes up to the quote.
-        var end = index
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        // Scanned and read through the array's buffer: String's initializers over a contiguous
+        // buffer take their fast path (over an ArraySlice, generic code several times slower).
+        let start = index
+        let (end, ascii) = bytes.withUnsafeBufferPointer { buffer in
+            var end = start, ascii = true
+            while end < buffer.count {
+                let byte = buffer[end]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                if byte >= 0x80 { ascii = false }
+                end += 1
+            }
+            return (end, ascii)
+        }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            guard let text = String(validating: bytes[index..<end], as: UTF8.self) else { throw failure("invalid UTF-8 in string") }
+            // ASCII needs no validation; anything else must be valid UTF-8.
+            let text = bytes.withUnsafeBufferPointer { buffer in
+                let run = UnsafeBufferPointer(rebasing: buffer[start..<end])
+                return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+            }
+            guard let text else { throw failure("invalid UTF-8 in string") }
             index = end + 1
             return text
         }
@@ -222,5 +249,93 @@ public struct JSONParser {
         }
         guard let scalar = Unicode.Scalar(first) else { throw failure("unpaired surrogate in \\u escape") }
         return scalar
+    }
+}
+
+extension JSONParser {
+    /// The members of the object `bytes[range]` holds, each key with where its value lies,
+    /// without reading the values (they can be parsed one by one, or not at all); nil when the
+    /// text is not an object of that shape. The values are skipped, not checked: whoever needs
+    /// one parses it.
+    public static func members(of bytes: [UInt8], in range: Range<Int>? = nil) -> [(key: String, value: Range<Int>)]? {
+        let range = range ?? 0..<bytes.count
+        var parser = JSONParser(bytes: bytes, maxDepth: defaultMaxDepth)
+        parser.index = range.lowerBound
+        parser.skipWhitespace()
+        guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+        parser.index += 1
+        var members: [(key: String, value: Range<Int>)] = []
+        parser.skipWhitespace()
+        if parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "}") { return members }
+        while true {
+            parser.skipWhitespace()
+            guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "\""), let key = try? parser.parseString() else { return nil }
+            parser.skipWhitespace()
+            guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: ":") else { return nil }
+            parser.index += 1
+            parser.skipWhitespace()
+            let start = parser.index
+            guard parser.skipValue(before: range.upperBound) else { return nil }
+            members.append((key, start..<parser.index))
+            parser.skipWhitespace()
+            guard parser.index < range.upperBound else { return nil }
+            if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
+            if bytes[parser.index] == UInt8(ascii: "}") { return members }
+            return nil
+        }
+    }
+
+    /// Moves past one value: a string to its closing quote, an object or array to its matching
+    /// bracket (strings inside skipped whole), anything else to the next delimiter.
+    private mutating func skipValue(before end: Int) -> Bool {
+        let start = index
+        let (reached, complete) = bytes.withUnsafeBufferPointer { buffer -> (Int, Bool) in
+            var index = start, depth = 0
+            while index < end {
+                switch buffer[index] {
+                case UInt8(ascii: "\""):
+                    // To the next quote not escaped (after an even run of backslashes).
+                    var from = index + 1
+                    while true {
+                        guard from < end, let found = memchr(buffer.baseAddress! + from, Int32(UInt8(ascii: "\"")), end - from) else {
+                            return (end, false)
+                        }
+                        let quote = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                        var backslashes = 0
+                        while quote - backslashes - 1 > index, buffer[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+                        from = quote + 1
+                        if backslashes % 2 == 0 { break }
+                    }
+                    index = from
+                    if depth == 0 { return (index, true) }
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    index += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    // At depth 0 it closes the object around: a number or literal ended there.
+                    guard depth > 0 else { return (index, index > start) }
+                    depth -= 1
+                    index += 1
+                    if depth == 0 { return (index, true) }
+                case UInt8(ascii: ","), 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ":"):
+                    if depth == 0 { return (index, true) }
+                    index += 1
+                default:
+                    index += 1
+                }
+            }
+            return (index, depth == 0)
+        }
+        index = reached
+        return complete
+    }
+
+    /// The value in `bytes[range]`.
+    public static func parse(_ bytes: [UInt8], in range: Range<Int>, maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.index = range.lowerBound
+        let value = try parser.parseValue(depth: 0)
+        guard parser.index == range.upperBound else { throw parser.failure("unexpected data after the JSON value") }
+        return value
     }
 }

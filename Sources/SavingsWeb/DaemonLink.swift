@@ -52,30 +52,60 @@ public struct DaemonLink: Sendable {
 
     /// Calls `method` and returns its result.
     public func call(_ method: String, _ params: [String: JSONValue] = [:]) async throws(Failure) -> JSONValue {
+        try Self.result(of: try await answer(method, params), method: method)
+    }
+
+    /// An answer as it came: its text, and where each top-level member lies in it.
+    public struct Answer: Sendable {
+        public var bytes: [UInt8]
+        public var members: [(key: String, value: Range<Int>)]
+
+        /// Where `key`'s value lies.
+        public func range(of key: String) -> Range<Int>? { members.first { $0.key == key }?.value }
+    }
+
+    /// Calls `method` and returns its answer unread (progress notifications skipped).
+    public func answer(_ method: String, _ params: [String: JSONValue] = [:]) async throws(Failure) -> Answer {
         let channel = try await connect()
-        var answer: JSONValue?
+        var answer: Answer?
         do {
             try await channel.executeThenClose { inbound, outbound in
                 try await outbound.write(Self.requestLine(method, params))
                 for try await line in inbound {
-                    let message = try JSONParser.parse(Array(buffer: line))
+                    let bytes = Array(buffer: line)
+                    guard let members = JSONParser.members(of: bytes) else {
+                        throw Failure.unreachable("an answer to \(method) that is not a JSON object")
+                    }
                     // Progress notifications have no id; the answer has ours.
-                    if message["id"] != nil {
-                        answer = message
+                    if members.contains(where: { $0.key == "id" }) {
+                        answer = Answer(bytes: bytes, members: members)
                         return
                     }
                 }
             }
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw .unreachable("\(error)")
         }
         guard let answer else { throw .unreachable("the connection ended before the answer to \(method)") }
-        if let error = answer["error"] {
+        return answer
+    }
+
+    /// An answer's result, or its error as savingsctl says it.
+    public static func result(of answer: Answer, method: String) throws(Failure) -> JSONValue {
+        if let error = answer.range(of: "error") {
+            let error = (try? JSONParser.parse(answer.bytes, in: error)) ?? .null
             let rpcError = RPCError(code: error["code"]?.intValue ?? RPCError.internalErrorCode,
                                     message: error["message"]?.stringValue ?? "error", data: error["data"])
             throw .remote(rpcError, message: Hints.message(for: rpcError, method: method))
         }
-        return answer["result"] ?? .null
+        guard let result = answer.range(of: "result") else { return .null }
+        do {
+            return try JSONParser.parse(answer.bytes, in: result)
+        } catch {
+            throw .unreachable("an answer to \(method) that is not JSON: \(error)")
+        }
     }
 
     /// Subscribes to the daemon's events, calls `subscribed` once the daemon has answered the

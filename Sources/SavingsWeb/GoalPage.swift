@@ -81,9 +81,19 @@ extension Pages {
         ]
     }
 
-    /// A progress fraction ("0.5350") as a whole percent, 0 to 100.
+    /// A progress fraction ("0.5350") as a whole percent, 0 to 100, cut (not rounded) like the
+    /// bar: read from the digits of a plain decimal (the daemon's form), through `Decimal`
+    /// otherwise.
     static func percent(_ fraction: JSONValue?) -> Int {
-        let value = Decimal(string: fraction?.stringValue ?? "0") ?? 0
+        let text = fraction?.stringValue ?? "0"
+        let digits = Array(text.utf8)
+        if let point = digits.firstIndex(of: UInt8(ascii: ".")) ?? Optional(digits.count),
+           point > 0, digits.allSatisfy({ (48...57).contains($0) || $0 == UInt8(ascii: ".") }) {
+            if digits[..<point].contains(where: { $0 != 48 }) { return 100 }  // 1 or more
+            let fraction = digits.dropFirst(point + 1).prefix(2).map { Int($0 - 48) }
+            return (fraction.first ?? 0) * 10 + (fraction.count > 1 ? fraction[1] : 0)
+        }
+        let value = Decimal(string: text) ?? 0
         return NSDecimalNumber(decimal: min(max(value, 0), 1) * 100).intValue
     }
 

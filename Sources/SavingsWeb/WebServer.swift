@@ -56,10 +56,18 @@ public enum WebServer {
         let state = AccessBox()
         let router = Router()
         router.add(middleware: Guard(state: state, pages: pages))
+        let dashboardRows = DashboardRows()
         router.get("/") { _, _ -> Response in
             let access = state.access!
             do {
-                return html(pages.dashboard(try await daemon.call("dashboard.get"), csrf: access.csrf))
+                let (answer, rows) = try dashboardRows.read(try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields]))
+                let (head, tail) = pages.dashboard(answer, goalCount: rows.count, csrf: access.csrf)
+                var body = ByteBuffer()
+                body.reserveCapacity(head.utf8.count + rows.html.utf8.count + tail.utf8.count)
+                body.writeSubstring(head)
+                body.writeString(rows.html)
+                body.writeSubstring(tail)
+                return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: body))
             } catch let error as DaemonLink.Failure {
                 return problem(error, pages: pages)
             }

@@ -9,10 +9,12 @@ import Glibc
 // figures of BENCHMARKS.md against baselines measured in the same run, and writes the table.
 //
 //   savings-bench [--smoke] [--keep] [--output FILE]
+//   savings-bench --web SOCKET
 //
 // --smoke uses a tiny dataset and few repetitions (it keeps the benchmark from rotting; its
 // timings mean nothing). --keep leaves the work directory (dataset files and database) for
-// profiling by hand. Without --output the table is printed only.
+// profiling by hand. Without --output the table is printed only. --web measures only the web
+// view's figures, against the daemon already serving SOCKET (a kept database, by hand).
 
 signal(SIGPIPE, SIG_IGN)
 
@@ -20,6 +22,13 @@ let arguments = CommandLine.arguments
 let smoke = arguments.contains("--smoke")
 let keep = arguments.contains("--keep")
 let output: String? = arguments.firstIndex(of: "--output").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+if let index = arguments.firstIndex(of: "--web"), index + 1 < arguments.count {
+    let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+    for figure in try webFigures(socket: arguments[index + 1], savingsWeb: binaries + "/savings-web", runs: 100) {
+        print("\(figure.name): \(figure.median) (p99 \(figure.p99)); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
+    }
+    exit(0)
+}
 let size = smoke ? DatasetSize.smoke : DatasetSize.full
 let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 let savingsd = binaries + "/savingsd"

@@ -28,6 +28,27 @@ import Testing
         #expect(after?["contributed"] != month["contributed"], "a contribution is seen at once")
     }
 
+    /// `goal_fields` gives each goal only those fields, the same values as the whole goal, and
+    /// follows a write; an unknown field is refused with the fields there are.
+    @Test func goalFieldsSelectAndFollowWrites() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("data.demo")
+        let fields: JSONValue = ["id", "name", "progress"]
+        for _ in 0..<2 {
+            let whole = try #require(try daemon.call("dashboard.get")["goals"]?.arrayValue)
+            let slim = try #require(try daemon.call("dashboard.get", ["goal_fields": fields])["goals"]?.arrayValue)
+            #expect(slim.count == whole.count)
+            for (one, all) in zip(slim, whole) {
+                #expect(one.objectValue?.keys.sorted() == ["id", "name", "progress"])
+                #expect(one["progress"] == all["progress"] && one["id"] == all["id"])
+            }
+            _ = try daemon.call("goal.contribute", ["goal": "Japan trip", "amount": "100"])
+        }
+        let refused = try daemon.failure("dashboard.get", ["goal_fields": ["name", "balance"]])
+        #expect(refused.code == -32602)
+        #expect(refused.message.contains("no field 'balance'") && refused.message.contains("current_total"))
+    }
+
     @Test func reusedFiguresFollowEveryWriteAndTheClock() throws {
         let daemon = try DaemonProcess(environment: ["SAVINGSD_RATES_STALE_AFTER": "3"])
         _ = try daemon.call("asset.create", ["name": "Wallet", "currency": "BTC", "kind": "crypto"])

@@ -101,4 +101,32 @@ import Testing
         #expect(kept != .serialized(SerializedJSON(["name": "Trip"])))
         #expect(kept != [goal])
     }
+
+    /// An object's members found without reading their values: each range parses to the value
+    /// a whole parse gives, strings with quotes, backslashes and brackets inside included.
+    @Test func membersAreFoundWithoutReadingTheValues() throws {
+        let text = #"{"id":1, "s":"a \"quoted\" ]} \\", "o":{"x":[1,{"y":"}"}],"z":"\\\""}, "n":-1.5e3,"t":true ,"e":[],"u":"é ☕️","last":12}"#
+        let bytes = Array(text.utf8)
+        let members = try #require(JSONParser.members(of: bytes))
+        #expect(members.map(\.key) == ["id", "s", "o", "n", "t", "e", "u", "last"])
+        let whole = try JSONParser.parse(bytes)
+        for member in members {
+            #expect(try JSONParser.parse(bytes, in: member.value) == whole[member.key], "\(member.key)")
+        }
+        let inner = try #require(members.first { $0.key == "o" }?.value)
+        #expect(JSONParser.members(of: bytes, in: inner)?.map(\.key) == ["x", "z"])
+        #expect(JSONParser.members(of: Array("{}".utf8))?.isEmpty == true)
+        for broken in ["[1]", "{\"a\":\"open}", "{\"a\":[1}", "{\"a\" 1}", "{\"a\":1", "", "{\"a\":1]", "{\"a\":}"] {
+            #expect(JSONParser.members(of: Array(broken.utf8)) == nil, "\(broken)")
+        }
+        // A range must hold exactly one value.
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(bytes, in: 0..<5) }
+    }
+
+    /// The string fast path: ASCII, other UTF-8, and bytes that are not UTF-8.
+    @Test func stringsAreReadAsUTF8() throws {
+        #expect(try JSONParser.parse(#"["plain","café ☕️","a\u00e9b"]"#) == ["plain", "café ☕️", "a\u{e9}b"])
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0x61, 0x0A, 0x22]) }
+    }
 }

@@ -77,11 +77,48 @@ import Testing
         #expect(Pages.escape("plain") == "plain")
         #expect(Pages.escape("café ☕️ <x>") == "café ☕️ &lt;x&gt;")
         let pages = try Pages()
-        let page = pages.dashboard(["goals": [["id": "g1", "name": "<script>x</script>", "progress": "0.5", "current_total": "1", "target_amount": "2",
-                                               "remaining": "1", "currency": "EUR", "deadline": "2030-01-01"]]], csrf: "c")
+        let goals: [JSONValue] = [["id": "g1", "name": "<script>x</script>", "progress": "0.5", "current_total": "1", "target_amount": "2",
+                                   "remaining": "1", "currency": "EUR", "deadline": "2030-01-01"]]
+        let page = pages.dashboard(["goals": .array(goals)], rows: DashboardRows.write(goals), csrf: "c")
         #expect(page.contains("<h3><a href=\"/goals/g1\">&lt;script&gt;x&lt;/script&gt;</a></h3>"))
         #expect(!page.contains("<script>x"))
         #expect(page.contains("value=\"50\""))
+    }
+
+    /// The goal rows are written again only when the daemon's goals differ from the last
+    /// answer's; the rest of the answer is read each time; an error is the daemon's.
+    @Test func goalRowsAreWrittenAgainOnlyWhenTheGoalsChanged() throws {
+        func answer(_ result: JSONValue) throws -> DaemonLink.Answer {
+            let bytes = JSONSerializer.bytes(["id": 1, "jsonrpc": "2.0", "result": result])
+            return DaemonLink.Answer(bytes: bytes, members: try #require(JSONParser.members(of: bytes)))
+        }
+        let goal: JSONValue = ["id": "g1", "name": "Bike & co", "progress": "0.25", "current_total": "1", "target_amount": "4",
+                               "remaining": "3", "currency": "EUR", "deadline": "2030-01-01"]
+        let rows = DashboardRows()
+        let first = try rows.read(try answer(["goals": [goal], "currency": "EUR", "stale_drafts": 2]))
+        #expect(first.rows.count == 1 && first.rows.html.contains("Bike &amp; co") && first.rows.html.contains("value=\"25\""))
+        #expect(first.result["stale_drafts"] == 2 && first.result.objectValue?.keys.contains("goals") == false)
+        let same = try rows.read(try answer(["goals": [goal], "currency": "EUR", "stale_drafts": 3]))
+        #expect(same.rows.html == first.rows.html && same.result["stale_drafts"] == 3)
+        var moved = goal.objectValue!
+        moved["progress"] = "0.5"
+        let after = try rows.read(try answer(["goals": [.object(moved)], "currency": "EUR"]))
+        #expect(after.rows.html.contains("value=\"50\""))
+        let none = try rows.read(try answer(["goals": [], "currency": "EUR"]))
+        #expect(none.rows.count == 0 && none.rows.html.isEmpty)
+
+        let refusal = JSONSerializer.bytes(["id": 1, "jsonrpc": "2.0", "error": ["code": -32000, "message": "no access", "data": ["kind": "read_only"]]])
+        #expect(throws: DaemonLink.Failure.self) {
+            try rows.read(DaemonLink.Answer(bytes: refusal, members: JSONParser.members(of: refusal) ?? []))
+        }
+    }
+
+    @Test func percentsAreCutFromTheFraction() {
+        for (fraction, percent) in [("0.5350", 53), ("1.0000", 100), ("0", 0), ("0.0099", 0), ("0.999", 99), ("2.5", 100), ("0.5", 50),
+                                    ("1", 100), ("-0.2", 0), ("5E-1", 50), ("", 0), ("0.07", 7)] {
+            #expect(Pages.percent(.string(fraction)) == percent, "\(fraction)")
+        }
+        #expect(Pages.percent(nil) == 0)
     }
 
     @Test func theWatchIsShownByItsFields() throws {

@@ -123,14 +123,26 @@ enum RateMethods {
 
         registry.register(MethodSpec(
             "dashboard.get", summary: "Every active goal with its figures, totals in one currency, this month's plan and progress, stale drafts, rate freshness.",
-            params: [.optional("currency", .string, "totals in this currency (default display_currency)")],
+            params: [.optional("currency", .string, "totals in this currency (default display_currency)"),
+                     .optional("goal_fields", .stringArray, "only these fields of each goal, e.g. [\"id\", \"name\", \"progress\"] (default all)")],
             result: ResultSpec("dashboard", "goals, totals, month {month, status, currency, planned, contributed, remaining, goals, incomplete}, stale_drafts, rates, incomplete, missing_rates, onchain {watched, oldest_sync_at, failing, unreconciled, pending}",
                                schema: ["type": "object"]),
             writes: false)) { params, _ in
             let currency = try params.string("currency").map { try CurrencyCode($0) } ?? context.liveConfig.current.displayCurrency
-            guard case .object(var dashboard) = try await context.dashboard(currency: currency) else { return .null }
+            let goalFields = try params.strings("goal_fields").map(Self.goalFields)
+            guard case .object(var dashboard) = try await context.dashboard(currency: currency, goalFields: goalFields) else { return .null }
             dashboard["onchain"] = try await WatchMethods.summary(context: context)
             return .object(dashboard)
         }
+    }
+
+    /// `goal_fields` checked against the fields a dashboard goal has.
+    static func goalFields(_ names: [String]) throws -> Set<String> {
+        let known = Set(Wire.figuresGoalSchema["properties"]?.objectValue?.keys.map { $0 } ?? [])
+        if let unknown = names.first(where: { !known.contains($0) }) {
+            throw RPCError.invalidParams("goal_fields: a goal has no field '\(unknown)' (it has \(known.sorted().joined(separator: ", ")))",
+                                         param: "goal_fields")
+        }
+        return Set(names)
     }
 }
