@@ -50,7 +50,7 @@ struct Screens: Sendable {
         router.post(RouterPath(path)) { request, _ in
             await act(request, method, back: { form in
                 let month = Self.filled(form["month"]).map { "?month=\(Self.queryText($0))" } ?? ""
-                return "/plans\(month)#\(anchor(form))"
+                return "/plans\(month)#\(Self.queryText(anchor(form)))"
             }, params: params) { form, problem in
                 await planning(Self.filled(form["month"]).map { ["month": $0] } ?? [:], problem: problem)
             }
@@ -59,7 +59,7 @@ struct Screens: Sendable {
 
     // MARK: Screens
 
-    func goal(_ id: String, problem: DaemonLink.Failure? = nil) async -> Response {
+    func goal(_ id: String) async -> Response {
         let reference: [String: JSONValue] = ["goal": .string(id)]
         do {
             // The month's plans are made when first asked for (plan.list); the goal's is shown
@@ -126,7 +126,7 @@ struct Screens: Sendable {
 
     /// Calls `method` with what `params` makes of the posted form; done, a redirect to `back`;
     /// refused, `refused` with the daemon's reason.
-    func act(_ request: Request, _ method: String, back: @escaping (Form) -> String,
+    func act(_ request: Request, _ method: String, back: (Form) -> String,
              params: (Form) -> [String: JSONValue], refused: (Form, DaemonLink.Failure) async -> Response) async -> Response {
         var request = request
         guard let body = try? await request.collectBody(upTo: 64 * 1024) else {
