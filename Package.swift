@@ -111,7 +111,8 @@ let package = Package(
         ),
         .testTarget(name: "SavingsRPCTests", dependencies: ["SavingsRPC"], swiftSettings: strict),
         .testTarget(name: "SavingsCLITests", dependencies: ["SavingsCLI"], exclude: ["Golden"], swiftSettings: strict),
-        .testTarget(name: "SavingsWebTests", dependencies: ["SavingsWeb", "SavingsRPC"], swiftSettings: strict),
+        .testTarget(name: "SavingsWebTests", dependencies: ["SavingsWeb", "SavingsRPC", .product(name: "NIOCore", package: "swift-nio")],
+                    swiftSettings: strict),
         .testTarget(
             name: "SavingsDaemonTests",
             dependencies: ["SavingsDaemon", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],

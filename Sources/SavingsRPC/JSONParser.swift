@@ -27,11 +27,17 @@ public struct JSONParser {
     }
 
     public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
+        try parse(bytes, in: 0..<bytes.count, maxDepth: maxDepth)
+    }
+
+    /// The value in `bytes[range]` (whitespace around it allowed), nothing else there.
+    public static func parse(_ bytes: [UInt8], in range: Range<Int>, maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.index = range.lowerBound
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.failure("unexpected data after the JSON value") }
+        parser.skipWhitespace(before: range.upperBound)
+        guard parser.index == range.upperBound else { throw parser.failure("unexpected data after the JSON value") }
         return value
     }
 
@@ -41,8 +47,10 @@ public struct JSONParser {
 
     private func failure(_ message: String) -> Failure { Failure(message: message, offset: index) }
 
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
+    private mutating func skipWhitespace() { skipWhitespace(before: bytes.count) }
+
+    private mutating func skipWhitespace(before end: Int) {
+        while index < end {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             default: return
@@ -328,14 +336,5 @@ extension JSONParser {
         }
         index = reached
         return complete
-    }
-
-    /// The value in `bytes[range]`.
-    public static func parse(_ bytes: [UInt8], in range: Range<Int>, maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        parser.index = range.lowerBound
-        let value = try parser.parseValue(depth: 0)
-        guard parser.index == range.upperBound else { throw parser.failure("unexpected data after the JSON value") }
-        return value
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import NIOCore
 import SavingsCLI
 import SavingsRPC
 
@@ -24,14 +25,20 @@ struct Pages: Sendable {
 
     /// The dashboard (`dashboard.get`): goals with their progress (`rows`, the goal list written
     /// by `DashboardRows`), this month, rates.
-    func dashboard(_ answer: JSONValue, rows: DashboardRows.Written, csrf: String) -> String {
+    /// The rows (the bulk of the page) go between the template's head and tail as they are,
+    /// never copied through a template.
+    func dashboard(_ answer: JSONValue, rows: DashboardRows.Written, csrf: String) -> ByteBuffer {
         let (head, tail) = dashboard(answer, goalCount: rows.count, csrf: csrf)
-        return head + rows.html + tail
+        var page = ByteBuffer()
+        page.reserveCapacity(head.utf8.count + rows.html.utf8.count + tail.utf8.count)
+        page.writeSubstring(head)
+        page.writeString(rows.html)
+        page.writeSubstring(tail)
+        return page
     }
 
-    /// The dashboard's page around its goal rows: what comes before them and after. The rows
-    /// (the bulk of the page) are put between as they are, never copied through a template.
-    func dashboard(_ answer: JSONValue, goalCount: Int, csrf: String) -> (head: Substring, tail: Substring) {
+    /// The dashboard's page around its goal rows: what comes before them and after.
+    private func dashboard(_ answer: JSONValue, goalCount: Int, csrf: String) -> (head: Substring, tail: Substring) {
         var context: [String: Any] = [
             "title": "Dashboard", "csrf": csrf, "noGoals": goalCount == 0,
             "currency": answer["currency"]?.stringValue ?? "",

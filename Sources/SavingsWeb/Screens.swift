@@ -4,35 +4,48 @@ import Hummingbird
 import SavingsCore
 import SavingsRPC
 
-/// The goal, planning and month screens and the forms they post. Every change is a POST the
-/// guard has checked (cookie, origin, CSRF token); done, it answers with a redirect back to the
-/// screen (Post/Redirect/Get); refused, the screen again with the daemon's message and next step.
+/// The screens and the forms they post. Every change is a POST the guard has checked (cookie,
+/// origin, CSRF token); done, it answers with a redirect (Post/Redirect/Get); refused, the screen
+/// again with the daemon's message and next step.
 struct Screens: Sendable {
     let daemon: DaemonLink
     let pages: Pages
     let state: AccessBox
+    let dashboardRows = DashboardRows()
 
     var csrf: String { state.access?.csrf ?? "" }
 
     func add(to router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in await dashboard() }
+        router.get("/assets") { _, _ in await assets() }
+        // A goal's screen links here with the goal chosen.
+        router.get("/saved") { request, _ in await saved(entered: Self.query(request).filter { $0.key == "goal" }) }
+        router.post("/saved") { request, _ in
+            // Done, the dashboard shows the new figures; refused, the form keeps what was entered.
+            await act(request, "goal.contribute", back: { _ in "/" }) { form in
+                Self.entered(form).mapValues(JSONValue.string)
+            } refused: { form, problem in
+                await saved(entered: Self.entered(form), problem: problem)
+            }
+        }
         router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }
         router.get("/plans") { request, _ in await planning(Self.query(request)) }
         router.get("/month") { _, _ in await month() }
 
-        planning(router, "/plans/amount", "plan.set_amount", anchor: { "plan-\($0["plan"] ?? "")" }) { form in
+        planningForm(router, "/plans/amount", "plan.set_amount", anchor: { "plan-\($0["plan"] ?? "")" }) { form in
             ["plan": .string(form["plan"] ?? ""), "amount": Self.filled(form["amount"]).map(JSONValue.string) ?? .null]
         }
         for (path, method, flag) in [("/plans/protect", "plan.protect", "protected"), ("/plans/skip", "plan.skip", "skipped")] {
-            planning(router, path, method, anchor: { "plan-\($0["plan"] ?? "")" }) { form in
+            planningForm(router, path, method, anchor: { "plan-\($0["plan"] ?? "")" }) { form in
                 ["plan": .string(form["plan"] ?? ""), flag: .bool(form[flag] == "true")]
             }
         }
-        planning(router, "/plans/flex", "plan.flex_apply", anchor: { _ in "flex-h" }) { form in
+        planningForm(router, "/plans/flex", "plan.flex_apply", anchor: { _ in "flex-h" }) { form in
             var params = Self.filled(form["budget"]).map { ["budget": JSONValue.string($0)] } ?? ["factor": .string(form["factor"] ?? "")]
             params["month"] = Self.filled(form["month"]).map(JSONValue.string)
             return params
         }
-        planning(router, "/plans/stale", "plan.resolve_stale", anchor: { _ in "stale-h" }) { form in
+        planningForm(router, "/plans/stale", "plan.resolve_stale", anchor: { _ in "stale-h" }) { form in
             ["plan": .string(form["plan"] ?? ""), "action": .string(form["action"] ?? "")]
         }
         for (path, method) in [("/month/start", "month.start"), ("/month/complete", "month.complete"),
@@ -43,9 +56,16 @@ struct Screens: Sendable {
         }
     }
 
+    /// The "I saved" form's fields as entered (the empty ones left out).
+    static func entered(_ form: Form) -> [String: String] {
+        var entered: [String: String] = [:]
+        for name in ["goal", "amount", "asset", "note"] { entered[name] = filled(form[name]) }
+        return entered
+    }
+
     /// A planning form posted to `path`: `method` with what `params` makes of it; back to the
     /// month it was shown for (its `month` field), at `anchor`.
-    func planning(_ router: Router<BasicRequestContext>, _ path: String, _ method: String, anchor: @escaping @Sendable (Form) -> String,
+    func planningForm(_ router: Router<BasicRequestContext>, _ path: String, _ method: String, anchor: @escaping @Sendable (Form) -> String,
                   params: @escaping @Sendable (Form) -> [String: JSONValue]) {
         router.post(RouterPath(path)) { request, _ in
             await act(request, method, back: { form in
@@ -58,6 +78,36 @@ struct Screens: Sendable {
     }
 
     // MARK: Screens
+
+    func dashboard() async -> Response {
+        do {
+            let (answer, rows) = try dashboardRows.read(try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields]))
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: .init(byteBuffer: pages.dashboard(answer, rows: rows, csrf: csrf)))
+        } catch {
+            return WebServer.problem(error, pages: pages)
+        }
+    }
+
+    func assets() async -> Response {
+        do {
+            return WebServer.html(pages.assets(try await daemon.call("asset.list")))
+        } catch {
+            return WebServer.problem(error, pages: pages)
+        }
+    }
+
+    /// The "I saved" form, with what was entered and the daemon's refusal of it.
+    func saved(entered: [String: String], problem: DaemonLink.Failure? = nil) async -> Response {
+        do {
+            async let goals = daemon.call("goal.list")
+            async let assets = daemon.call("asset.list")
+            let page = pages.saved(goals: try await goals, assets: try await assets, csrf: csrf, entered: entered, problem: problem?.message)
+            return WebServer.html(page, status: Self.status(problem))
+        } catch {
+            return WebServer.problem(error, pages: pages)
+        }
+    }
 
     func goal(_ id: String) async -> Response {
         let reference: [String: JSONValue] = ["goal": .string(id)]

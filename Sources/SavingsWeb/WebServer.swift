@@ -56,51 +56,6 @@ public enum WebServer {
         let state = AccessBox()
         let router = Router()
         router.add(middleware: Guard(state: state, pages: pages))
-        let dashboardRows = DashboardRows()
-        router.get("/") { _, _ -> Response in
-            let access = state.access!
-            do {
-                let (answer, rows) = try dashboardRows.read(try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields]))
-                let (head, tail) = pages.dashboard(answer, goalCount: rows.count, csrf: access.csrf)
-                var body = ByteBuffer()
-                body.reserveCapacity(head.utf8.count + rows.html.utf8.count + tail.utf8.count)
-                body.writeSubstring(head)
-                body.writeString(rows.html)
-                body.writeSubstring(tail)
-                return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: body))
-            } catch let error as DaemonLink.Failure {
-                return problem(error, pages: pages)
-            }
-        }
-        router.get("/assets") { _, _ -> Response in
-            do {
-                return html(pages.assets(try await daemon.call("asset.list")))
-            } catch let error as DaemonLink.Failure {
-                return problem(error, pages: pages)
-            }
-        }
-        router.get("/saved") { request, _ -> Response in
-            // A goal's screen links here with the goal chosen.
-            await savedForm(daemon, pages: pages, csrf: state.access!.csrf, entered: Screens.query(request).filter { $0.key == "goal" })
-        }
-        router.post("/saved") { request, _ -> Response in
-            var request = request
-            let form = Form(String(buffer: try await request.collectBody(upTo: 64 * 1024)))
-            var params: [String: JSONValue] = [:]
-            var entered: [String: String] = [:]
-            for name in ["goal", "amount", "asset", "note"] {
-                guard let value = form[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { continue }
-                params[name] = .string(value)
-                entered[name] = value
-            }
-            do {
-                _ = try await daemon.call("goal.contribute", params)
-                // Post/Redirect/Get: the dashboard shows the new figures.
-                return Response(status: .seeOther, headers: [.location: "/"])
-            } catch let error as DaemonLink.Failure {
-                return await savedForm(daemon, pages: pages, csrf: state.access!.csrf, entered: entered, problem: error)
-            }
-        }
         Screens(daemon: daemon, pages: pages, state: state).add(to: router)
         router.get("/static/style.css") { _, _ in asset(Assets.style, type: "text/css; charset=utf-8") }
         router.get("/static/live.js") { _, _ in asset(Assets.live, type: "text/javascript; charset=utf-8") }
@@ -116,18 +71,6 @@ public enum WebServer {
             },
             logger: logger)
         try await app.runService()
-    }
-
-    /// The "I saved" form, with the daemon's refusal of what was entered.
-    static func savedForm(_ daemon: DaemonLink, pages: Pages, csrf: String, entered: [String: String] = [:],
-                          problem: DaemonLink.Failure? = nil) async -> Response {
-        do {
-            let goals = try await daemon.call("goal.list"), assets = try await daemon.call("asset.list")
-            let status: HTTPResponse.Status = problem == nil ? .ok : problem?.kind == "read_only" ? .forbidden : .unprocessableContent
-            return html(pages.saved(goals: goals, assets: assets, csrf: csrf, entered: entered, problem: problem?.message), status: status)
-        } catch {
-            return Self.problem(error, pages: pages)
-        }
     }
 
     /// A page saying why the daemon gave no answer: 403 for a read-only member, 404 for what

@@ -1,4 +1,5 @@
 import SavingsRPC
+import NIOCore
 import Testing
 @testable import SavingsWeb
 
@@ -79,7 +80,7 @@ import Testing
         let pages = try Pages()
         let goals: [JSONValue] = [["id": "g1", "name": "<script>x</script>", "progress": "0.5", "current_total": "1", "target_amount": "2",
                                    "remaining": "1", "currency": "EUR", "deadline": "2030-01-01"]]
-        let page = pages.dashboard(["goals": .array(goals)], rows: DashboardRows.write(goals), csrf: "c")
+        let page = String(buffer: pages.dashboard(["goals": .array(goals)], rows: DashboardRows.write(goals), csrf: "c"))
         #expect(page.contains("<h3><a href=\"/goals/g1\">&lt;script&gt;x&lt;/script&gt;</a></h3>"))
         #expect(!page.contains("<script>x"))
         #expect(page.contains("value=\"50\""))

@@ -136,11 +136,12 @@ enum RateMethods {
         }
     }
 
+    static let knownGoalFields = Set(Wire.figuresGoalSchema["properties"]?.objectValue?.keys.map { $0 } ?? [])
+
     /// `goal_fields` checked against the fields a dashboard goal has.
     static func goalFields(_ names: [String]) throws -> Set<String> {
-        let known = Set(Wire.figuresGoalSchema["properties"]?.objectValue?.keys.map { $0 } ?? [])
-        if let unknown = names.first(where: { !known.contains($0) }) {
-            throw RPCError.invalidParams("goal_fields: a goal has no field '\(unknown)' (it has \(known.sorted().joined(separator: ", ")))",
+        if let unknown = names.first(where: { !knownGoalFields.contains($0) }) {
+            throw RPCError.invalidParams("goal_fields: a goal has no field '\(unknown)' (it has \(knownGoalFields.sorted().joined(separator: ", ")))",
                                          param: "goal_fields")
         }
         return Set(names)
