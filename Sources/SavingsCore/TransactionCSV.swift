@@ -21,6 +21,9 @@ public struct CSVTokenizer: Sendable {
     private var fieldStarted = false
     private var pendingCR = false
     public private(set) var oversized: Int?
+    /// The line of the first field holding a NUL byte (a binary file, or UTF-16 read as UTF-8):
+    /// such a file is refused, never stored with the byte in it.
+    public private(set) var nulByte: Int?
     private let separator: UInt8
     private let encoding: ImportRules.Encoding
 
@@ -132,6 +135,9 @@ public struct CSVTokenizer: Sendable {
     }
 
     private mutating func endField() {
+        if nulByte == nil, !field.isEmpty, field.withUnsafeBufferPointer({ memchr($0.baseAddress!, 0, $0.count) }) != nil {
+            nulByte = recordLine
+        }
         fields.append(encoding.text(field))
         field.removeAll(keepingCapacity: true)
         fieldStarted = false

@@ -105,10 +105,12 @@ public enum Daemon {
                 .init(service: hook, serviceName: "event-hook"),
                 .init(service: scheduler, serviceName: "month-scheduler"),
                 .init(service: RatesService(refresher: refresher), serviceName: "rates"),
-                .init(service: ChainSyncService(syncer: syncer), serviceName: "chain-sync"),
                 .init(service: BackupService(context: context, logger: logger), serviceName: "backups"),
                 .init(service: IdleTrimService(requests: server.requests), serviceName: "idle-trim"),
                 .init(service: server, serviceName: "rpc-server"),
+                // Stopped first: a sync in flight ends at once, and an asset.sync waiting for it
+                // is answered before the server stops.
+                .init(service: ChainSyncService(syncer: syncer), serviceName: "chain-sync"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))

@@ -293,6 +293,32 @@ extension JSONParser {
         }
     }
 
+    /// Where each element of the array `bytes[range]` holds lies, without reading them (each can
+    /// be parsed on its own and dropped, so a long list never becomes one tree); nil when the
+    /// text is not an array. As with `members`, the elements are skipped, not checked.
+    public static func elements(of bytes: [UInt8], in range: Range<Int>? = nil) -> [Range<Int>]? {
+        let range = range ?? 0..<bytes.count
+        var parser = JSONParser(bytes: bytes, maxDepth: defaultMaxDepth)
+        parser.index = range.lowerBound
+        parser.skipWhitespace()
+        guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "[") else { return nil }
+        parser.index += 1
+        var elements: [Range<Int>] = []
+        parser.skipWhitespace()
+        if parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "]") { return elements }
+        while true {
+            parser.skipWhitespace()
+            let start = parser.index
+            guard start < range.upperBound, parser.skipValue(before: range.upperBound), parser.index > start else { return nil }
+            elements.append(start..<parser.index)
+            parser.skipWhitespace()
+            guard parser.index < range.upperBound else { return nil }
+            if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
+            if bytes[parser.index] == UInt8(ascii: "]") { return elements }
+            return nil
+        }
+    }
+
     /// Moves past one value: a string to its closing quote, an object or array to its matching
     /// bracket (strings inside skipped whole), anything else to the next delimiter.
     private mutating func skipValue(before end: Int) -> Bool {

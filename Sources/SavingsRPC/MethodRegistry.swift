@@ -7,6 +7,10 @@ public struct CallContext: Sendable {
     public var notify: (@Sendable (_ notification: JSONValue) -> Void)?
     /// False for callers in a read-only group: methods that write are refused with `read_only`.
     public var mayWrite = true
+    /// True for the daemon's own user and root: only they may name files on the daemon's side
+    /// (`path`, a rules file's path), which the daemon opens with its own rights. Everyone else
+    /// sends and receives files over the connection (`upload`, `download`).
+    public var mayNamePaths = false
     /// The id of the request being answered: nil for a notification or a request inside a
     /// batch (neither can carry a file, see `FileTransfer`).
     public var requestID: RequestID?

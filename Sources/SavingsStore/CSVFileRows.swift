@@ -90,12 +90,18 @@ struct CSVFileRows: Sendable {
             if let line = tokenizer!.oversized {
                 throw DomainError.invalidField(field, "line \(line): a field is longer than \(CSVTokenizer.maxFieldBytes) bytes")
             }
+            if let line = tokenizer!.nulByte {
+                throw DomainError.invalidField(field, "line \(line): a field holds a NUL byte; is it a text file (a UTF-16 file needs encoding in the rules)?")
+            }
         }
         if tokenizer == nil, let rules {
             throw DomainError.invalidField("rules", "\(rules.name): no line of the file matches skip (\(skipper.describe))")
         }
         if tokenizer?.unterminatedQuote == true { throw DomainError.invalidField(field, "the file ends inside a quoted field") }
         if let last = tokenizer?.finish() { try take(last) }
+        if let line = tokenizer?.nulByte {
+            throw DomainError.invalidField(field, "line \(line): a field holds a NUL byte; is it a text file (a UTF-16 file needs encoding in the rules)?")
+        }
         if rowFormat == nil {
             throw DomainError.invalidField(field, rules == nil ? "the file is empty (expected a header: date,amount[,note,external_id])" : "the file has no rows")
         }
@@ -110,6 +116,10 @@ private struct LineSkipper {
     private var atStart = true
     private var skipped = 0
     private var carried: [UInt8] = []
+    /// The pattern's steps so far: the header search is bounded like the rules' patterns.
+    private var patternSteps = 0
+    static let maxPatternSteps = 20_000_000
+    static let maxSkippedLines = 10_000
 
     init(rules: ImportRules?) {
         skip = rules?.skip ?? .lines(0)
@@ -143,7 +153,18 @@ private struct LineSkipper {
                 }
                 var text = encoding.text(carried + bytes[..<newline].prefix(CSVFileRows.maxSkippedLine))
                 if text.hasSuffix("\r") { text.removeLast() }
-                if pattern.matches(text) {
+                let found: (matched: Bool, steps: Int)
+                do {
+                    found = try pattern.matchesCounting(text)
+                    patternSteps += found.steps
+                } catch is RowPattern.StepLimit {
+                    patternSteps = .max
+                    found = (false, 0)
+                }
+                guard patternSteps <= Self.maxPatternSteps, skipped < Self.maxSkippedLines else {
+                    throw DomainError.invalidField("rules", "skip: none of the first \(skipped + 1) lines matches \(describe) within the time a header search may take; simplify the pattern or skip a count of lines")
+                }
+                if found.matched {
                     // The header line goes to the tokenizer whole.
                     bytes = (Data(carried) + bytes)[...]
                     carried = []

@@ -129,6 +129,18 @@ extension SavingsDatabase {
         let now = Timestamp.truncatedToMilliseconds(now)
         // Where a large count of identical rows goes (beside the database; a database in memory: /tmp).
         let directory = writer.path.hasPrefix("/") ? (writer.path as NSString).deletingLastPathComponent : NSTemporaryDirectory()
+        var decided = options
+        if var rules = options.rules, !rules.when.isEmpty {
+            // The patterns decide each row before the write begins (and off the serving pool):
+            // however long they take on a hostile file, no other client's write waits for them.
+            let verdicts = RuleVerdicts(fileBytes: file.size ?? 0)
+            rules.verdicts = verdicts
+            let decide = CSVFileRows(file: file, rules: rules, now: now, timeZone: timeZone)
+            try await OffPool.run { try decide.forEach { _ in } }
+            verdicts.replay()
+            decided.rules = rules
+        }
+        let options = decided
         let rows = CSVFileRows(file: file, rules: options.rules, now: now, timeZone: timeZone)
         let checkBalance = options.balanceCheck && options.rules?.balance != nil
         // Totals per asset and the preview cost a little per row: only where they are shown.

@@ -95,6 +95,12 @@ class DaemonProcess {
             .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
     }
 
+    /// The daemon's peak resident memory so far (VmHWM), in kB.
+    var peakKilobytes: Int {
+        (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+    }
+
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for the process to exit; returns its exit status, or nil on timeout / signal death.

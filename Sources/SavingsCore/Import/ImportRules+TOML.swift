@@ -12,6 +12,10 @@ extension ImportRules {
         guard text.utf8.count <= Self.maxTextBytes else {
             throw DomainError.invalidField("rules", "\(name) is longer than \(Self.maxTextBytes) bytes")
         }
+        // Nesting is bounded before the parser, which recurses once per level.
+        if let line = TOMLNesting.firstLine(deeperThan: TOMLNesting.maxDepth, in: text) {
+            throw DomainError.invalidField("rules", "\(name), line \(line): nested deeper than \(TOMLNesting.maxDepth) levels (tables, dotted keys, arrays)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -82,6 +82,8 @@ public struct ImportRules: Sendable {
     public var externalID: FieldTemplate?
     /// The column naming each row's asset; nil: the whole file is the import's asset.
     public var asset: Column?
+    /// Set by an import that decides the `[[when]]` patterns in a pass of its own first.
+    public var verdicts: RuleVerdicts?
     /// The file's asset codes and the savingsd assets (names or ids) they are.
     public var assets: [String: String] = [:]
     public var unmapped: Unmapped = .refuse
@@ -115,25 +117,6 @@ public struct ImportRules: Sendable {
             if let id = rule.externalID { templates.append(("when[\(index + 1)].external_id", id)) }
         }
         return templates
-    }
-}
-
-/// A regular expression a field or a line is matched with (case-insensitive, as in hledger).
-public struct RowPattern: Sendable {
-    public let source: String
-    private let expression: NSRegularExpression
-
-    public init(_ source: String, key: String) throws {
-        do {
-            expression = try NSRegularExpression(pattern: source, options: [.caseInsensitive])
-        } catch {
-            throw DomainError.invalidField("rules", "\(key): '\(source)' is not a regular expression")
-        }
-        self.source = source
-    }
-
-    public func matches(_ text: String) -> Bool {
-        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 }
 

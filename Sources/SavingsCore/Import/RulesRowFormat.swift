@@ -119,7 +119,7 @@ public struct RulesRowFormat: ImportRowFormat {
         var noteKey = "columns.note", idKey = "columns.external_id"
         var asset: String?
         var direction: ImportRules.Direction?
-        for (number, (index, rule)) in when.enumerated() where rule.pattern.matches(field(index)) {
+        for (number, (index, rule)) in when.enumerated() where try matches(rule, number: number, field(index), line: record.line) {
             skip = skip || rule.skip
             if rule.note != nil { noteKey = "when[\(number + 1)].note" }
             if rule.externalID != nil { idKey = "when[\(number + 1)].external_id" }
@@ -191,6 +191,28 @@ public struct RulesRowFormat: ImportRowFormat {
     }
 
     /// A row's problem: the caller puts its line before it.
+    /// A `[[when]]` pattern's verdict on a field: read back when an earlier pass decided it, else
+    /// worked out (and recorded for the pass that writes). A pattern that takes too long on a
+    /// field refuses the file, naming the rule and the line.
+    private func matches(_ rule: ImportRules.When, number: Int, _ text: String, line: Int) throws -> Bool {
+        if let verdicts = rules.verdicts, verdicts.isReplaying { return verdicts.next() }
+        func refuse(_ why: String) -> ImportFileFailure {
+            ImportFileFailure(error: DomainError.invalidField(
+                "rules", "\(rules.name): when[\(number + 1)].matches '\(rule.pattern.source)' \(why) (line \(line)); simplify the pattern"))
+        }
+        let found: (matched: Bool, steps: Int)
+        do {
+            found = try rule.pattern.matchesCounting(text)
+        } catch is RowPattern.StepLimit {
+            throw refuse("takes more than \(RowPattern.maxSteps) steps on one field")
+        }
+        if let verdicts = rules.verdicts {
+            guard verdicts.spend(found.steps) else { throw refuse("takes too long over the file") }
+            verdicts.record(found.matched)
+        }
+        return found.matched
+    }
+
     private static func problem(_ reason: String) -> DomainError {
         DomainError(.invalidField, reason, details: ["field": "row"])
     }

@@ -21,8 +21,14 @@ public struct ChainTransaction: Sendable, Equatable {
     /// The net amount of smallest-unit values credited to and debited from the set.
     public static func net(credits: [String], debits: [String], decimals: Int) throws -> Decimal {
         var total = Decimal(0)
-        for value in credits { total += try SmallestUnit.amount(value, decimals: decimals) }
-        for value in debits { total -= try SmallestUnit.amount(value, decimals: decimals) }
+        for (values, sign) in [(credits, Decimal(1)), (debits, Decimal(-1))] {
+            for value in values {
+                guard let sum = SmallestUnit.exactSum(total, sign * (try SmallestUnit.amount(value, decimals: decimals))) else {
+                    throw DomainError(.invalidAmount, "the amounts add up to more digits than can be held exactly")
+                }
+                total = sum
+            }
+        }
         return total
     }
 

@@ -19,6 +19,16 @@ public enum SmallestUnit {
         return Decimal(sign: .plus, exponent: -decimals, significand: whole)
     }
 
+    /// `a + b` when it is exact (at most 38 significant digits); nil when it would be rounded.
+    public static func exactSum(_ a: Decimal, _ b: Decimal) -> Decimal? {
+        var left = a, right = b, result = Decimal()
+        guard NSDecimalAdd(&result, &left, &right, .plain) == .noError else { return nil }
+        // The sum's digits must be what the two amounts say: checked by taking one back out.
+        var back = Decimal(), total = result
+        guard NSDecimalSubtract(&back, &total, &right, .plain) == .noError, back == a else { return nil }
+        return result
+    }
+
     /// The smallest-unit digits of an amount of `decimals` (the inverse of `amount`).
     public static func digits(_ amount: Decimal, decimals: Int) -> String {
         var scaled = amount * Decimal(sign: .plus, exponent: decimals, significand: 1)

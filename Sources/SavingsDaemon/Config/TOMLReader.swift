@@ -1,4 +1,5 @@
 import Foundation
+import SavingsCore
 
 /// Reads the TOML that savingsd's configuration uses: tables, dotted and quoted keys, strings
 /// (basic and literal), integers, floats (kept as literal text so decimals stay exact),
@@ -39,6 +40,10 @@ struct TOMLReader {
     private var line = 1
 
     static func read(_ text: String) throws(Failure) -> [Entry] {
+        // Arrays are read recursively: their nesting is bounded first, as for rules files.
+        if let line = TOMLNesting.firstLine(deeperThan: TOMLNesting.maxDepth, in: text) {
+            throw Failure(line: line, reason: "nested deeper than \(TOMLNesting.maxDepth) levels")
+        }
         var reader = TOMLReader(chars: Array(text))
         return try reader.document()
     }

@@ -33,7 +33,7 @@ enum DataMethods {
                 logger.notice("backup sent", metadata: ["bytes": "\(spool.size)"])
                 return ["bytes": .int(spool.size), "pages": .int(info.pages)]
             }
-            let info = try await database.backup(to: try absolutePath(params), overwrite: params.bool("overwrite") ?? false, progress: progress)
+            let info = try await database.backup(to: try absolutePath(params, call: call), overwrite: params.bool("overwrite") ?? false, progress: progress)
             logger.notice("backup written", metadata: ["path": "\(info.path)", "bytes": "\(info.bytes)"])
             return ["path": .string(info.path), "bytes": .int(info.bytes), "pages": .int(info.pages)]
         }
@@ -87,7 +87,7 @@ enum DataMethods {
                 logger.notice("export sent", metadata: ["bytes": "\(spool.size)"])
                 return ["bytes": .int(spool.size), "counts": .object(counts.mapValues { .int($0) })]
             }
-            let path = try absolutePath(params)
+            let path = try absolutePath(params, call: call)
             let written = try await ExportFileWriter.write(to: path, overwrite: params.bool("overwrite") ?? false, header: header,
                                                            progress: progress) {
                 try await database.export(into: $0)
@@ -122,12 +122,24 @@ enum DataMethods {
         TransactionImport.register(into: &registry, context: context)
     }
 
-    static func absolutePath(_ params: Params) throws -> String {
-        let path = try params.requiredString("path")
+    /// The file `field` names on the daemon's side, for the daemon's own user and root only:
+    /// the daemon opens it with its own rights, which another user must not borrow to read or
+    /// replace the daemon user's files.
+    static func absolutePath(_ params: Params, call: CallContext, field: String = "path") throws -> String {
+        let path = try params.requiredString(field)
+        try requireOwnUser(call, field: field)
         guard path.hasPrefix("/"), !path.contains("\0") else {
-            throw DomainError.invalidField("path", "must be an absolute path (the daemon does not share your working directory)")
+            throw DomainError.invalidField(field, "must be an absolute path (the daemon does not share your working directory)")
         }
         return path
+    }
+
+    static func requireOwnUser(_ call: CallContext, field: String) throws {
+        guard call.mayNamePaths else {
+            throw DomainError(.permissionDenied,
+                              "\(field): only savingsd's own user and root may name files on the daemon's side; send the file over the connection instead (upload, download; savingsctl does)",
+                              details: ["field": field])
+        }
     }
 }
 
@@ -144,7 +156,7 @@ struct IncomingFile: Sendable {
     /// Receives the upload (at most `maxBytes` and `rpc.max_upload_bytes`), or checks the path.
     static func take(_ params: Params, call: CallContext, method: String, maxBytes: Int, context: DaemonContext) async throws -> IncomingFile {
         guard try Transfer.isUpload(params) else {
-            let path = try DataMethods.absolutePath(params)
+            let path = try DataMethods.absolutePath(params, call: call)
             return IncomingFile(name: path, field: "path", spool: nil, path: path)
         }
         let config = context.liveConfig.current

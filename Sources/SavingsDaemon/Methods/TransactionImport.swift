@@ -29,7 +29,7 @@ enum TransactionImport {
     }
 
     /// The rules a call names, with its `assets` added; nil for a plain file.
-    static func rules(_ params: Params) throws -> ImportRules? {
+    static func rules(_ params: Params, call: CallContext) throws -> ImportRules? {
         var rules: ImportRules?
         if let text = params.string("rules_text") {
             guard !params.has("rules") else { throw DomainError.invalidField("rules_text", "give rules or rules_text, not both") }
@@ -38,6 +38,7 @@ enum TransactionImport {
             if let preset = try ImportPresets.rules(name) {
                 rules = preset
             } else {
+                if name.hasPrefix("/") { try DataMethods.requireOwnUser(call, field: "rules") }
                 guard name.hasPrefix("/"), !name.contains("\0") else {
                     throw DomainError.invalidField("rules", "'\(name)' is neither a preset (\(ImportPresets.names.joined(separator: ", "))) nor an absolute path to a rules file")
                 }
@@ -68,7 +69,7 @@ enum TransactionImport {
         if let format = params.string("format"), format.lowercased() != "csv" {
             throw DomainError.invalidField("format", "'\(format)' is not a supported format (csv)")
         }
-        let rules = try rules(params)
+        let rules = try rules(params, call: call)
         let asset = params.string("asset")
         if rules?.asset == nil, asset == nil {
             throw RPCError.invalidParams("missing required parameter asset (the file's rows name no asset)", param: "asset")

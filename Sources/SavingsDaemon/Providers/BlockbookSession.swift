@@ -1,6 +1,7 @@
 import Foundation
 import SavingsCore
 import SavingsRPC
+import SavingsStore
 
 /// Blockbook API v2 (trezor/blockbook, `openapi.yaml`): `/api/v2/xpub/{xpub}` for an extended
 /// key (Blockbook derives the receive and change chains and marks the key's inputs and outputs
@@ -35,57 +36,117 @@ struct BlockbookSession: ChainSession {
         return url
     }
 
+    /// Most pages of one account walked: every page must bring transactions not seen before, so
+    /// this is only reached by a history near `ChainJSON.maxTransactions`.
+    static var maxPages: Int { ChainJSON.maxTransactions / 100 }
+
+    /// The pages an answer says the account has, checked against its transaction count: a
+    /// provider cannot make savingsd walk (or reserve room for) pages that cannot exist.
+    static func pageCount(_ answer: ChainJSON.Object) throws -> (pages: Int, transactions: Int) {
+        let transactions = try ChainJSON.count(answer["txs"], "txs", in: 0...ChainJSON.maxTransactions) ?? 0
+        let pages = try ChainJSON.count(answer["totalPages"], "totalPages", in: 0...maxPages) ?? 1
+        // Pages of at least one transaction each (Blockbook's are up to 1000), and one more for a
+        // history that grew between two pages.
+        guard pages <= transactions + 1 else {
+            throw ProviderFailure("the account answer says \(pages) pages for \(transactions) transactions")
+        }
+        return (max(1, pages), transactions)
+    }
+
     func listing(stored: Set<String>) async throws -> ChainListing {
         var listing = ChainListing()
         var seen = Set<String>()
-        async let status = try? ChainJSON.parse(try await http.get(base + "/api/"), what: "status")
+        async let status = try? await statusHeight()
         for account in accounts {
             let first = try await txids(account.path, page: 1)
             // `txs` is required in every account answer; `txids` is left out when there are none.
-            guard let count = first["txs"]?.intValue else { throw ProviderFailure("the answer is not a Blockbook account") }
-            var lists = [first["txids"]?.arrayValue ?? []]
-            if count > 0, lists[0].isEmpty { throw ProviderFailure("the account has \(count) transactions but lists none") }
-            listing.balance += try balance(first)
+            guard first.count != nil else { throw ProviderFailure("the answer is not a Blockbook account") }
+            let count = first.count ?? 0
+            if count > 0, first.txids.isEmpty { throw ProviderFailure("the account has \(count) transactions but lists none") }
+            listing.balance = try ChainJSON.sum(listing.balance, first.balance, what: "the balance")
             // The mempool's transactions come first, newest first.
-            for txid in lists[0].prefix(first["unconfirmedTxs"]?.intValue ?? 0) { if let txid = txid.stringValue { listing.unconfirmed.insert(txid) } }
-            // The other pages at once, a few at a time, kept in order.
-            let pages = first["totalPages"]?.intValue ?? 1
+            for txid in first.txids.prefix(first.unconfirmed) { listing.unconfirmed.insert(txid) }
+            var listed = Set<String>()
+            /// Takes the account's pages in order, each as soon as those before it are in.
+            func take(_ page: Int, _ list: [String]) throws {
+                // A page that lists only what the account's earlier pages did is not a history
+                // growing by a transaction or two between requests: the provider repeats itself.
+                let known = listed.count
+                listed.formUnion(list)
+                guard listed.count > known || list.isEmpty else {
+                    throw ProviderFailure("page \(page) of the account repeats transactions already listed")
+                }
+                for txid in list where seen.insert(txid).inserted { listing.txids.append(txid) }
+                guard listing.txids.count <= ChainJSON.maxTransactions else {
+                    throw ProviderFailure("the account lists more than \(ChainJSON.maxTransactions) transactions")
+                }
+            }
+            try take(1, first.txids)
+            // The other pages at once, a few at a time, taken in order as they arrive.
+            let pages = first.pages
             if pages > 1 {
-                lists += try await withThrowingTaskGroup(of: (Int, [JSONValue]).self) { group in
-                    var found = [[JSONValue]](repeating: [], count: pages - 1)
-                    var next = 2
+                try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+                    var next = 2, expected = 2
+                    var arrived: [Int: [String]] = [:]
                     func add() {
                         let page = next
-                        group.addTask { (page, try await txids(account.path, page: page)["txids"]?.arrayValue ?? []) }
+                        group.addTask { (page, try await txids(account.path, page: page).txids) }
                         next += 1
                     }
                     while next <= min(pages, 1 + Self.listingRequests) { add() }
                     while let (page, list) = try await group.next() {
-                        found[page - 2] = list
+                        arrived[page] = list
+                        while let list = arrived.removeValue(forKey: expected) {
+                            try take(expected, list)
+                            expected += 1
+                        }
                         if next <= pages { add() }
                     }
-                    return found
                 }
             }
-            for txid in lists.joined() {
-                guard let txid = txid.stringValue else { throw ProviderFailure("a txid is not a string") }
-                if seen.insert(txid).inserted { listing.txids.append(txid) }
-            }
         }
-        listing.height = await status?["blockbook"]?["bestHeight"]?.intValue
+        listing.height = await status ?? nil
         return listing
     }
 
-    private func txids(_ path: String, page: Int) async throws -> JSONValue {
-        try ChainJSON.parse(try await http.get(url(path, details: "txids", page: page)), what: "account")
+    private func statusHeight() async throws -> Int? {
+        let bytes = try await http.get(base + "/api/")
+        return try await OffPool.run {
+            let status = try ChainJSON.Object(bytes, what: "status")
+            return try ChainJSON.count(try status["blockbook"]?["bestHeight"], "bestHeight", in: 0...100_000_000)
+        }
+    }
+
+    /// One page of an account's transaction ids, with the account's figures.
+    private struct TxidPage: Sendable {
+        var count: Int?
+        var pages: Int
+        var txids: [String]
+        var unconfirmed: Int
+        var balance: Decimal
+    }
+
+    private func txids(_ path: String, page: Int) async throws -> TxidPage {
+        let bytes = try await http.get(url(path, details: "txids", page: page))
+        let chain = target.chain
+        return try await OffPool.run {
+            let answer = try ChainJSON.Object(bytes, what: "account")
+            var txids: [String] = []
+            try answer.forEach(in: "txids") { txids.append(try ChainJSON.txid($0, chain: chain)) }
+            let (pages, count) = try Self.pageCount(answer)
+            return TxidPage(count: answer.members["txs"] == nil ? nil : count, pages: pages, txids: txids,
+                            unconfirmed: try ChainJSON.count(answer["unconfirmedTxs"], "unconfirmedTxs", in: 0...ChainJSON.maxTransactions) ?? 0,
+                            balance: try balance(answer))
+        }
     }
 
     /// The confirmed balance: of the token with `token`, else the account's own.
-    private func balance(_ answer: JSONValue) throws -> Decimal {
-        guard let token = target.token else { return try ChainJSON.amount(answer["balance"], decimals: target.chain.decimals, what: "balance") }
-        let row = answer["tokens"]?.arrayValue?.first { $0["contract"]?.stringValue?.lowercased() == token.lowercased() }
+    private func balance(_ answer: ChainJSON.Object) throws -> Decimal {
+        guard let token = target.token else { return try ChainJSON.amount(try answer["balance"], decimals: target.chain.decimals, what: "balance") }
+        let row = try answer["tokens"]?.arrayValue?.first { $0["contract"]?.stringValue?.lowercased() == token.lowercased() }
         guard let row else { return 0 }
-        return try ChainJSON.amount(row["balance"], decimals: row["decimals"]?.intValue ?? 18, what: "token balance")
+        let decimals = try ChainJSON.count(row["decimals"], "a token's decimals", in: 0...SmallestUnit.maxDecimals) ?? 18
+        return try ChainJSON.amount(row["balance"], decimals: decimals, what: "token balance")
     }
 
     func details(from start: Int, readAhead: Bool, _ body: @Sendable (ChainPage) async throws -> Bool) async throws {
@@ -96,13 +157,25 @@ struct BlockbookSession: ChainSession {
             // The next pages are fetched and read while the current one is stored.
             var ahead = [fetch(account.path, page: single ? start : 1)]
             defer { ahead.forEach { $0.cancel() } }
+            var walked = 0
+            var read = Set<String>()
             while !ahead.isEmpty {
+                try Task.checkCancellation()
                 let fetched = try await ahead.removeFirst().value
+                walked += 1
+                guard walked <= Self.maxPages, read.count <= ChainJSON.maxTransactions else {
+                    throw ProviderFailure("the account's history goes on beyond \(ChainJSON.maxTransactions) transactions")
+                }
                 // The pages in flight follow this one in order.
                 var next = fetched.page + ahead.count + 1
                 while readAhead, ahead.count < Self.readAhead, next <= fetched.pages {
                     ahead.append(fetch(account.path, page: next))
                     next += 1
+                }
+                let known = read.count
+                read.formUnion(fetched.transactions.map(\.txid))
+                guard read.count > known || fetched.transactions.isEmpty else {
+                    throw ProviderFailure("page \(fetched.page) of the account repeats transactions already read")
                 }
                 let fresh = fetched.transactions.filter { seen.insert($0.txid).inserted }
                 guard try await body(ChainPage(transactions: fresh, page: fetched.page, pages: fetched.pages, total: fetched.total)) else { return }
@@ -111,21 +184,30 @@ struct BlockbookSession: ChainSession {
         }
     }
 
-    /// One page of an account's transactions, read into what they did to the set.
+    /// One page of an account's transactions, read into what they did to the set (a
+    /// transaction at a time, on a thread of its own).
     private func fetch(_ path: String, page: Int) -> Task<ChainPage, any Error> {
         Task {
-            let answer = try ChainJSON.parse(try await http.get(url(path, details: "txs", page: page)), what: "account")
-            let transactions = try (answer["transactions"]?.arrayValue ?? []).map(transaction)
-            return ChainPage(transactions: transactions, page: answer["page"]?.intValue ?? page, pages: answer["totalPages"]?.intValue ?? 1,
-                             total: answer["txs"]?.intValue ?? 0)
+            let bytes = try await http.get(url(path, details: "txs", page: page))
+            return try await OffPool.run {
+                let answer = try ChainJSON.Object(bytes, what: "account")
+                var transactions: [ChainTransaction] = []
+                try answer.forEach(in: "transactions") { transactions.append(try transaction($0)) }
+                let (pages, total) = try Self.pageCount(answer)
+                let number = try ChainJSON.count(answer["page"], "page", in: 1...Self.maxPages) ?? page
+                return ChainPage(transactions: transactions, page: number, pages: pages, total: total)
+            }
         }
     }
 
     func transaction(_ item: JSONValue) throws -> ChainTransaction {
-        guard let txid = item["txid"]?.stringValue else { throw ProviderFailure("a transaction has no txid") }
-        let confirmations = item["confirmations"]?.intValue ?? 0
+        let txid = try ChainJSON.txid(item["txid"], chain: target.chain)
+        let confirmations = try ChainJSON.count(item["confirmations"], "confirmations", in: 0...100_000_000) ?? 0
         let height = item["blockHeight"]?.intValue ?? -1
-        let blockTime = height >= 0 && confirmations > 0 ? item["blockTime"]?.intValue.map { Date(timeIntervalSince1970: TimeInterval($0)) } : nil
+        var blockTime: Date?
+        if height >= 0, confirmations > 0, let time = try ChainJSON.count(item["blockTime"], "blockTime", in: 0...(1 << 40)) {
+            blockTime = Date(timeIntervalSince1970: TimeInterval(time))
+        }
         let (credits, debits, decimals) = target.chain == .ethereum ? try ethereumFlows(item) : try utxoFlows(item)
         let amount: Decimal
         do {
@@ -157,7 +239,7 @@ struct BlockbookSession: ChainSession {
         if let token = target.token?.lowercased() {
             var decimals = 18
             for transfer in item["tokenTransfers"]?.arrayValue ?? [] where transfer["contract"]?.stringValue?.lowercased() == token {
-                decimals = transfer["decimals"]?.intValue ?? decimals
+                decimals = try ChainJSON.count(transfer["decimals"], "a token's decimals", in: 0...SmallestUnit.maxDecimals) ?? decimals
                 let value = try ChainJSON.units(transfer["value"], what: "a token transfer's value")
                 if isOwn(transfer["to"]) { credits.append(value) }
                 if isOwn(transfer["from"]) { debits.append(value) }

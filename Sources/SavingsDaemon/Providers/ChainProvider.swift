@@ -63,14 +63,90 @@ struct ChainProviderConfig: Sendable, Equatable {
     }
 }
 
-/// Shared reading of provider JSON.
+/// Shared reading of provider JSON. An explorer's answer is hostile input: its size is capped
+/// by `ProviderHTTP`, it is read on a thread of its own (`OffPool`), a long list in it is read
+/// one element at a time (never one tree of the whole answer), and every figure it gives is
+/// checked before it is believed.
 enum ChainJSON {
+    /// Most transactions one watch's history may have: far beyond any personal wallet, and what
+    /// bounds the pages walked and the memory a listing takes.
+    static let maxTransactions = 200_000
+    /// Largest single transaction in an answer (a transaction with thousands of inputs).
+    static let maxTransactionBytes = 4 << 20
+
     static func parse(_ bytes: [UInt8], what: String) throws -> JSONValue {
         do {
             return try JSONParser.parse(bytes)
         } catch {
             throw ProviderFailure("the \(what) answer is not JSON")
         }
+    }
+
+    /// An answer's top-level members, each parsed only when asked for.
+    struct Object: Sendable {
+        let bytes: [UInt8]
+        let members: [String: Range<Int>]
+        let what: String
+
+        init(_ bytes: [UInt8], what: String) throws {
+            guard let found = JSONParser.members(of: bytes) else { throw ProviderFailure("the \(what) answer is not a JSON object") }
+            self.bytes = bytes
+            self.what = what
+            members = Dictionary(found.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        subscript(_ key: String) -> JSONValue? {
+            get throws {
+                guard let range = members[key] else { return nil }
+                do {
+                    return try JSONParser.parse(bytes, in: range)
+                } catch {
+                    throw ProviderFailure("\(key) in the \(what) answer is not JSON")
+                }
+            }
+        }
+
+        /// The elements of the list `key` holds, each handed to `body` as it is parsed.
+        func forEach(in key: String, _ body: (JSONValue) throws -> Void) throws {
+            guard let range = members[key] else { return }
+            try ChainJSON.forEach(in: bytes, range: range, what: "\(key) in the \(what)", body)
+        }
+    }
+
+    /// Parses the elements of the list `bytes[range]` one at a time.
+    static func forEach(in bytes: [UInt8], range: Range<Int>? = nil, what: String, _ body: (JSONValue) throws -> Void) throws {
+        guard let elements = JSONParser.elements(of: bytes, in: range) else { throw ProviderFailure("\(what) answer is not a JSON list") }
+        for element in elements {
+            guard element.count <= maxTransactionBytes else { throw ProviderFailure("an element of \(what) answer is larger than \(maxTransactionBytes) bytes") }
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(bytes, in: element)
+            } catch {
+                throw ProviderFailure("\(what) answer is not JSON")
+            }
+            try body(value)
+        }
+    }
+
+    /// A transaction id as the chain writes it: 64 hex digits (`0x` first on Ethereum). Anything
+    /// else is refused: the id is stored, shown and put into later requests' URLs.
+    static func txid(_ value: JSONValue?, chain: Chain) throws -> String {
+        guard let text = value?.stringValue else { throw ProviderFailure("a transaction has no txid") }
+        let digits = chain == .ethereum && text.hasPrefix("0x") ? text.utf8.dropFirst(2) : text.utf8[...]
+        guard chain != .ethereum || text.hasPrefix("0x"), digits.count == 64,
+              digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46) }) else {
+            throw ProviderFailure("a txid is not \(chain == .ethereum ? "0x and " : "")64 hex digits")
+        }
+        return text
+    }
+
+    /// A count the provider gives (transactions, pages, a height): a whole number in `range`.
+    static func count(_ value: JSONValue?, _ what: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let value, value != .null else { return nil }
+        guard let number = value.intValue, range.contains(number) else {
+            throw ProviderFailure("\(what) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
     }
 
     /// An amount in the smallest unit, as a string (Blockbook) or a JSON number (Esplora).
@@ -90,6 +166,12 @@ enum ChainJSON {
         } catch {
             throw ProviderFailure("\(what) '\(digits.prefix(50))' is not an amount in the smallest unit")
         }
+    }
+
+    /// `a + b`, refused when the sum cannot be held exactly (SPEC 10: nothing is rounded).
+    static func sum(_ a: Decimal, _ b: Decimal, what: String) throws -> Decimal {
+        guard let total = SmallestUnit.exactSum(a, b) else { throw ProviderFailure("\(what) has more digits than can be held exactly") }
+        return total
     }
 
     static func percentEncoded(_ text: String) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import SavingsCore
 import SavingsRPC
+import SavingsStore
 
 /// The Esplora REST API of electrs and mempool (Blockstream/esplora `API.md`). An extended key is
 /// turned into its addresses here (`ExtendedPublicKey`, a gap limit of 20 on the receive and
@@ -26,7 +27,7 @@ final class EsploraSession: ChainSession {
     /// Transactions handed to the store at a time.
     static let pageSize = 1000
     /// Longest history walked for one address (a guard against a provider that never ends).
-    static let maxPages = 40_000
+    static var maxPages: Int { ChainJSON.maxTransactions / chainPage }
     /// Blocks after which stored history is taken as settled (about a day of Bitcoin blocks).
     static let settledDepth = 144
 
@@ -47,17 +48,21 @@ final class EsploraSession: ChainSession {
 
     /// Unused addresses in a row after which a key's chain is taken to end (BIP 44's gap limit).
     static let gapLimit: UInt32 = 20
-    /// Most addresses scanned on one of a key's chains.
-    static let maxIndex: UInt32 = 100_000
+    /// Most addresses scanned on one of a key's chains (a provider that says every address is
+    /// used cannot make the scan go on for ever).
+    static let maxIndex: UInt32 = 10_000
 
     /// The addresses to walk with their stats: those given, or those of a key's receive and
     /// change chains that have transactions, found by scanning each chain until `gapLimit`
     /// unused addresses in a row.
     private func addresses() async throws -> (walk: [(address: String, stats: JSONValue)], own: Set<String>) {
         func stats(_ address: String) async throws -> JSONValue {
-            let stats = try ChainJSON.parse(try await http.get("\(base)/address/\(address)"), what: "address")
-            guard stats["chain_stats"] != nil else { throw ProviderFailure("the address answer has no chain_stats") }
-            return stats
+            let bytes = try await http.get("\(base)/address/\(address)")
+            return try await OffPool.run {
+                let answer = try ChainJSON.Object(bytes, what: "address")
+                guard let chain = try answer["chain_stats"] else { throw ProviderFailure("the address answer has no chain_stats") }
+                return ["chain_stats": chain, "mempool_stats": try answer["mempool_stats"] ?? .null]
+            }
         }
         guard let xpub = target.xpub else {
             var walk: [(address: String, stats: JSONValue)] = []
@@ -72,6 +77,7 @@ final class EsploraSession: ChainSession {
             var unused: UInt32 = 0, index: UInt32 = 0
             while unused < Self.gapLimit, index < Self.maxIndex {
                 defer { index += 1 }
+                try Task.checkCancellation()
                 guard let address = try? branch.child(index).address else { continue }
                 own.insert(address)
                 let found = try await stats(address)
@@ -88,12 +94,14 @@ final class EsploraSession: ChainSession {
     }
 
     func listing(stored: Set<String>) async throws -> ChainListing {
-        guard let tip = Int(String(decoding: try await http.get(base + "/blocks/tip/height"), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw ProviderFailure("the tip height is not a number")
+        let tipText = String(decoding: try await http.get(base + "/blocks/tip/height").prefix(32), as: UTF8.self)
+        guard let tip = Int(tipText.trimmingCharacters(in: .whitespacesAndNewlines)), (0...100_000_000).contains(tip) else {
+            throw ProviderFailure("the tip height is not a block height")
         }
         var listing = ChainListing(height: tip)
-        var byID: [String: JSONValue] = [:]
+        // What each transaction did to the set, read as its page arrives: the pages' JSON is
+        // never kept.
+        var byID: [String: (transaction: ChainTransaction, height: Int?)] = [:]
         var order: [String] = []
         let (walk, own) = try await addresses()
         read.own = own
@@ -101,48 +109,68 @@ final class EsploraSession: ChainSession {
             let chain = stats["chain_stats"] ?? .null
             let funded = try ChainJSON.amount(chain["funded_txo_sum"], decimals: target.chain.decimals, what: "funded_txo_sum")
             let spent = try ChainJSON.amount(chain["spent_txo_sum"], decimals: target.chain.decimals, what: "spent_txo_sum")
-            listing.balance += funded - spent
+            listing.balance = try ChainJSON.sum(listing.balance, try ChainJSON.sum(funded, -spent, what: "an address's balance"), what: "the balance")
             var url = "\(base)/address/\(address)/txs"
             for _ in 0..<Self.maxPages {
-                let page = try ChainJSON.parse(try await http.get(url), what: "transactions")
-                guard let items = page.arrayValue else { throw ProviderFailure("the transactions answer is not a list") }
+                try Task.checkCancellation()
+                let bytes = try await http.get(url)
+                let items = try await OffPool.run { try self.page(bytes, tip: tip) }
                 var confirmed = 0
-                var last: String?
+                var last: (txid: String, time: Date?)?
                 var settled = true
+                var fresh = 0
                 for item in items {
-                    guard let txid = item["txid"]?.stringValue else { throw ProviderFailure("a transaction has no txid") }
-                    if item["status"]?["confirmed"]?.boolValue == true {
+                    if let height = item.height {
                         confirmed += 1
-                        last = txid
-                        let height = item["status"]?["block_height"]?.intValue ?? tip
-                        settled = settled && stored.contains(txid) && tip - height + 1 >= Self.settledDepth
+                        last = (item.transaction.txid, item.transaction.blockTime)
+                        settled = settled && stored.contains(item.transaction.txid) && tip - height + 1 >= Self.settledDepth
                     }
-                    if byID.updateValue(item, forKey: txid) == nil { order.append(txid) }
+                    if byID.updateValue((item.transaction, item.height), forKey: item.transaction.txid) == nil {
+                        order.append(item.transaction.txid)
+                        fresh += 1
+                    }
+                }
+                guard order.count <= ChainJSON.maxTransactions else {
+                    throw ProviderFailure("the addresses have more than \(ChainJSON.maxTransactions) transactions")
                 }
                 // A full page of confirmed transactions may have more after it.
                 guard confirmed >= Self.chainPage, let last else { break }
+                // A page that brings nothing new leads back where the walk has been.
+                guard fresh > 0 else { throw ProviderFailure("the walk of \(address)'s history repeats a page") }
                 // Settled and known: the older pages are too, and what is listed is complete after here.
-                if settled, let time = byID[last]?["status"]?["block_time"]?.intValue {
-                    let before = Date(timeIntervalSince1970: TimeInterval(time))
+                if settled, let before = last.time {
                     listing.settledBefore = max(listing.settledBefore ?? before, before)
                     break
                 }
-                url = "\(base)/address/\(address)/txs/chain/\(last)"
+                url = "\(base)/address/\(address)/txs/chain/\(last.txid)"
             }
         }
         // Newest first across the addresses: the mempool, then by height.
-        func height(_ txid: String) -> Int { byID[txid]?["status"]?["block_height"]?.intValue ?? Int.max }
+        func height(_ txid: String) -> Int { byID[txid]?.height ?? Int.max }
         order.sort { height($0) > height($1) }
         var transactions: [ChainTransaction] = []
         for txid in order {
-            guard let item = byID[txid] else { continue }
-            let transaction = try self.transaction(item, tip: tip)
+            guard let transaction = byID[txid]?.transaction else { continue }
             if transaction.blockTime == nil { listing.unconfirmed.insert(txid) }
             transactions.append(transaction)
         }
         listing.txids = order
         read.transactions = transactions
         return listing
+    }
+
+    /// One page of `/address/:address/txs…`, each transaction read into what it did to the set
+    /// and its height (nil in the mempool).
+    private func page(_ bytes: [UInt8], tip: Int) throws -> [(transaction: ChainTransaction, height: Int?)] {
+        var items: [(transaction: ChainTransaction, height: Int?)] = []
+        try ChainJSON.forEach(in: bytes, what: "the transactions") { item in
+            // Esplora's pages are 25 confirmed and up to 50 from the mempool.
+            guard items.count < 100 else { throw ProviderFailure("a page of transactions has more than 100") }
+            let transaction = try self.transaction(item, tip: tip)
+            let height = transaction.blockTime == nil ? nil : item["status"]?["block_height"]?.intValue
+            items.append((transaction, height))
+        }
+        return items
     }
 
     func details(from start: Int, readAhead: Bool, _ body: @Sendable (ChainPage) async throws -> Bool) async throws {
@@ -157,7 +185,7 @@ final class EsploraSession: ChainSession {
     func transaction(_ item: JSONValue, tip: Int) throws -> ChainTransaction {
         let own = read.own
         func mine(_ output: JSONValue?) -> Bool { output?["scriptpubkey_address"]?.stringValue.map(own.contains) == true }
-        let txid = item["txid"]?.stringValue ?? ""
+        let txid = try ChainJSON.txid(item["txid"], chain: target.chain)
         let credits = try (item["vout"]?.arrayValue ?? []).filter { mine($0) }.map { try ChainJSON.units($0["value"], what: "an output's value") }
         let debits = try (item["vin"]?.arrayValue ?? []).filter { mine($0["prevout"]) }
             .map { try ChainJSON.units($0["prevout"]?["value"], what: "an input's value") }
@@ -168,8 +196,9 @@ final class EsploraSession: ChainSession {
             throw ProviderFailure("transaction \(txid): \(error)")
         }
         let status = item["status"]
-        guard status?["confirmed"]?.boolValue == true, let height = status?["block_height"]?.intValue,
-              let time = status?["block_time"]?.intValue else {
+        guard status?["confirmed"]?.boolValue == true,
+              let height = try ChainJSON.count(status?["block_height"], "block_height", in: 0...100_000_000),
+              let time = try ChainJSON.count(status?["block_time"], "block_time", in: 0...(1 << 40)) else {
             return ChainTransaction(txid: txid, amount: amount, blockTime: nil, confirmations: 0)
         }
         return ChainTransaction(txid: txid, amount: amount, blockTime: Date(timeIntervalSince1970: TimeInterval(time)),

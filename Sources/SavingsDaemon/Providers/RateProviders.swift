@@ -60,50 +60,134 @@ struct FileRateProvider: RateProvider {
     }
 }
 
-/// GET requests to outside services (rate providers, block explorers): bounded time, bounded
-/// answer, statuses turned into failures.
+/// GET requests to outside services (rate providers, block explorers): bounded time for the
+/// whole answer (headers and body), bounded size, no redirect to another host, statuses turned
+/// into failures.
 struct ProviderHTTP: Sendable {
-    let client: HTTPClient
+    /// Where answers come from: the daemon's HTTP client, or a function of the URL (the fuzzer
+    /// feeds the providers' parsers that way, without sockets).
+    enum Transport: Sendable {
+        case client(HTTPClient)
+        case answers(@Sendable (String) async throws -> [UInt8])
+    }
+
+    let transport: Transport
     /// Largest answer read: rate answers are small; a block explorer's page of a thousand
     /// transactions with their inputs and outputs is several megabytes.
     var maxBody = 1 << 20
+    /// Until the headers arrive.
     static let requestTimeout = TimeAmount.seconds(20)
+    /// Until the last byte of the body has arrived: an answer that trickles is given up.
+    static let answerTimeout = TimeAmount.seconds(30)
+    /// Redirects followed, each to the same scheme, host and port only.
+    static let maxRedirects = 3
 
-    /// The configuration for the daemon's client: short connect and read timeouts, no redirects
-    /// to other hosts' answers being mistaken for rates.
+    init(client: HTTPClient, maxBody: Int = 1 << 20) {
+        transport = .client(client)
+        self.maxBody = maxBody
+    }
+
+    init(maxBody: Int = 1 << 20, answers: @escaping @Sendable (String) async throws -> [UInt8]) {
+        transport = .answers(answers)
+        self.maxBody = maxBody
+    }
+
+    /// The same transport with another size limit.
+    func limited(to maxBody: Int) -> ProviderHTTP {
+        var copy = self
+        copy.maxBody = maxBody
+        return copy
+    }
+
+    /// The client, for one made alike with a proxy.
+    var client: HTTPClient? {
+        if case .client(let client) = transport { return client }
+        return nil
+    }
+
+    /// The configuration for the daemon's client: short connect and read timeouts, and no
+    /// redirect followed by the client itself (`get` follows those that stay on the same host,
+    /// so what is watched is never sent to a host the configuration does not name).
     static var configuration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 3, allowCycles: false),
+            redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(5), read: .seconds(15)))
         configuration.connectionPool = .init(idleTimeout: .seconds(30))
         return configuration
     }
 
     func get(_ url: String, headers: [(String, String)] = []) async throws -> [UInt8] {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "savingsd")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: Self.requestTimeout)
-        } catch {
-            throw ProviderFailure("request failed: \(error)")
+        let client: HTTPClient
+        switch transport {
+        case .answers(let answer):
+            let bytes = try await answer(url)
+            guard bytes.count <= maxBody else { throw ProviderFailure("the answer is larger than \(maxBody) bytes") }
+            return bytes
+        case .client(let found): client = found
         }
-        switch response.status.code {
-        case 200:
+        let deadline = NIODeadline.now() + Self.answerTimeout
+        var url = url
+        for _ in 0...Self.maxRedirects {
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "Accept", value: "application/json")
+            request.headers.add(name: "User-Agent", value: "savingsd")
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            let response: HTTPClientResponse
             do {
-                return Array(try await response.body.collect(upTo: maxBody).readableBytesView)
-            } catch is NIOTooManyBytesError {
-                throw ProviderFailure("the answer is larger than \(maxBody) bytes")
+                response = try await client.execute(request, deadline: min(deadline, NIODeadline.now() + Self.requestTimeout))
             } catch {
-                throw ProviderFailure("reading the answer failed: \(error)")
+                throw ProviderFailure("request failed: \(error)")
             }
-        case 429:
-            throw ProviderFailure("rate limited (HTTP 429)", retryAfter: Self.retryAfter(response.headers.first(name: "Retry-After"), now: Date()))
-        default:
-            throw ProviderFailure("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            switch response.status.code {
+            case 200:
+                return try await Self.collect(response.body, upTo: maxBody, deadline: deadline)
+            case 301, 302, 303, 307, 308:
+                let location = response.headers.first(name: "Location") ?? ""
+                guard let next = Self.sameOrigin(location, from: url) else {
+                    throw ProviderFailure("HTTP \(response.status.code): the service redirects to another host, which savingsd does not follow (set url to where it lives now)")
+                }
+                url = next
+            case 429:
+                throw ProviderFailure("rate limited (HTTP 429)", retryAfter: Self.retryAfter(response.headers.first(name: "Retry-After"), now: Date()))
+            default:
+                throw ProviderFailure("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            }
         }
+        throw ProviderFailure("more than \(Self.maxRedirects) redirects")
+    }
+
+    /// The body, at most `limit` bytes, all of it by `deadline`: reading stops there (the
+    /// request is cancelled, which closes its connection).
+    private static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, deadline: NIODeadline) async throws -> [UInt8] {
+        let reading = Task { try await body.collect(upTo: limit) }
+        let timer = Task {
+            try await Task.sleep(nanoseconds: UInt64(max(0, (deadline - NIODeadline.now()).nanoseconds)))
+            reading.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return Array(try await withTaskCancellationHandler { try await reading.value } onCancel: { reading.cancel() }.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw ProviderFailure("the answer is larger than \(limit) bytes")
+        } catch {
+            if NIODeadline.now() >= deadline {
+                throw ProviderFailure("the answer did not arrive within \(answerTimeout.nanoseconds / 1_000_000_000) s")
+            }
+            throw ProviderFailure("reading the answer failed: \(error)")
+        }
+    }
+
+    /// A redirect's target when it stays on the scheme, host and port of `url` (a relative
+    /// `Location` does); nil otherwise.
+    static func sameOrigin(_ location: String, from url: String) -> String? {
+        guard let base = URL(string: url), let target = URL(string: location, relativeTo: base)?.absoluteURL else { return nil }
+        func origin(_ url: URL) -> String? {
+            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+            let port = url.port ?? (scheme == "https" ? 443 : 80)
+            return "\(scheme)://\(host):\(port)"
+        }
+        guard let from = origin(base), from == origin(target) else { return nil }
+        return target.absoluteString
     }
 
     /// `Retry-After` as seconds from now: delta-seconds or an HTTP date; nil when absent or unreadable.

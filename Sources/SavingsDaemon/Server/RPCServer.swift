@@ -234,7 +234,8 @@ struct RPCServer: Service {
             if decision != nil { listener.admission.left(uid: peer.uid, limits: Admission.Limits(liveConfig.current.access)) }
         }
         accepted.gate.open()
-        await serve(accepted.connection, id: id, activity: accepted.activity, mayWrite: grant == .full)
+        await serve(accepted.connection, id: id, activity: accepted.activity, mayWrite: grant == .full,
+                    mayNamePaths: peer.uid == getuid() || peer.uid == 0)
     }
 
     /// Sends `error` as the only line, then closes; what the client already sent is taken in
@@ -253,12 +254,13 @@ struct RPCServer: Service {
         }
     }
 
-    private func serve(_ connection: Connection, id: UInt64, activity: ConnectionActivity, mayWrite: Bool) async {
+    private func serve(_ connection: Connection, id: UInt64, activity: ConnectionActivity, mayWrite: Bool, mayNamePaths: Bool) async {
         let request = SubscriptionRequest()
         let (notifications, notifier) = AsyncStream<JSONValue>.makeStream(bufferingPolicy: .bufferingNewest(64))
         var context = CallContext(connectionID: id, subscribe: { topics in request.set(topics) },
                                   notify: { notifier.yield($0) })
         context.mayWrite = mayWrite
+        context.mayNamePaths = mayNamePaths
         do {
             try await connection.executeThenClose { inbound, outbound in
                 try await withThrowingDiscardingTaskGroup { group in

@@ -30,6 +30,7 @@ actor ChainSyncer {
     private var wake: EventLoopPromise<Void>?
     /// Assets to sync at the service's next turn whatever their chain's schedule (a new watch).
     private var requested = Set<UUID>()
+    private var stopped = false
     /// Removals beyond this many (and beyond half of what is stored) in one sync are taken for a
     /// provider that lost its index, not for a reorganisation: the sync fails and removes nothing.
     static let maxRemovedAtOnce = 10
@@ -46,6 +47,7 @@ actor ChainSyncer {
     /// Syncs one asset now, or waits for the sync of it already running.
     func sync(_ assetID: UUID, progress: Progress? = nil) async -> Result<ChainSyncOutcome, Failure> {
         if let task = running[assetID] { return await task.value }
+        guard !stopped else { return .failure(Failure(description: "savingsd is stopping")) }
         let task = Task { await self.perform(assetID, progress: progress) }
         running[assetID] = task
         let result = await task.value
@@ -95,17 +97,28 @@ actor ChainSyncer {
         await sleep.wait()
     }
 
+    /// Stops every sync now (savingsd is shutting down): each ends at its next request or page,
+    /// and none starts after.
+    func stop() {
+        stopped = true
+        for task in running.values { task.cancel() }
+        wake?.succeed()
+        wake = nil
+    }
+
     func shutdown() async {
         for client in proxied.values { try? await client.shutdown() }
         proxied = [:]
     }
 
-    /// A block explorer's page of a thousand transactions is several megabytes.
-    static let maxAnswer = 64 << 20
+    /// A block explorer's page of a thousand transactions is a few megabytes (Blockbook's
+    /// details of 1,000 ordinary transactions: 2-4 MB). Pages are read one transaction at a
+    /// time, so what an answer costs beyond its bytes is one transaction's tree.
+    static let maxAnswer = 16 << 20
 
     /// The daemon's client, or one made (once) for a configured proxy.
     private func client(for proxy: String?) throws -> ProviderHTTP {
-        guard let proxy else { return ProviderHTTP(client: http.client, maxBody: Self.maxAnswer) }
+        guard let proxy, http.client != nil else { return http.limited(to: Self.maxAnswer) }
         if let known = proxied[proxy] { return ProviderHTTP(client: known, maxBody: Self.maxAnswer) }
         guard let url = URL(string: proxy), let host = url.host, let port = url.port else { throw Failure(description: "the proxy '\(proxy)' is not host:port") }
         var configuration = ProviderHTTP.configuration
@@ -151,6 +164,10 @@ actor ChainSyncer {
             context.events.publish("asset.synced", data)
             return .success(outcome)
         } catch {
+            if Task.isCancelled || error is CancellationError {
+                logger.notice("chain sync stopped: savingsd is stopping", metadata: ["asset": "\(assetID)"])
+                return .failure(Failure(description: "the sync was stopped: savingsd is stopping"))
+            }
             let reason = (error as? ProviderFailure)?.description ?? (error as? DomainError)?.message ?? "the sync could not be stored"
             if !(error is ProviderFailure), !(error is DomainError) { logger.error("chain sync failed: \(error)", metadata: ["asset": "\(assetID)"]) }
             let retry = settle(chain, failure: error, config: config)
@@ -278,11 +295,17 @@ struct ChainSyncService: Service {
     let syncer: ChainSyncer
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await syncer.syncDue()
-                await syncer.sleepUntilDue()
+        // A sync runs in a task of its own (callers of asset.sync share it): shutdown stops it
+        // there, or a provider that never ends its history would hold savingsd's exit.
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    await syncer.syncDue()
+                    await syncer.sleepUntilDue()
+                }
             }
+        } onGracefulShutdown: {
+            Task { await syncer.stop() }
         }
     }
 }
