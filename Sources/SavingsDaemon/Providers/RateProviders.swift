@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import SavingsCore
 import SavingsRPC
+import SavingsStore
 
 /// Why a provider's refresh failed; `retryAfter` is the server's own request to wait (HTTP 429).
 struct ProviderFailure: Error, CustomStringConvertible {
@@ -219,7 +220,9 @@ struct CoinGeckoProvider: RateProvider {
             + "&vs_currencies=\(query.vsCurrencies.map { $0.code.lowercased() }.joined(separator: ","))&include_last_updated_at=true"
         var headers: [(String, String)] = []
         if let key = try apiKey() { headers.append((apiKeyHeader, key)) }
-        return try Self.parse(try await http.get(url, headers: headers), query: query, now: now)
+        let body = try await http.get(url, headers: headers)
+        // Read off the serving pool: an answer of up to 1 MiB is the service's to choose.
+        return try await OffPool.run { try Self.parse(body, query: query, now: now) }
     }
 
     /// The key from `api_key_file`, read on every refresh so a rotated key is picked up. Its
@@ -277,7 +280,8 @@ struct FrankfurterProvider: RateProvider {
     func fetch(needs: RateNeeds, now: Date) async throws -> [ExchangeRate] {
         guard let query = needs.frankfurterQuery(display: display) else { return [] }
         let url = "\(baseURL)/latest?from=\(query.base.code)&to=\(query.targets.map(\.code).joined(separator: ","))"
-        return try Self.parse(try await http.get(url), query: query, now: now)
+        let body = try await http.get(url)
+        return try await OffPool.run { try Self.parse(body, query: query, now: now) }
     }
 
     /// `{"amount": 1.0, "base": "EUR", "date": "2026-11-20", "rates": {"USD": 1.08}}`. The rates
