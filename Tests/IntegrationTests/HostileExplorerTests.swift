@@ -39,11 +39,11 @@ import Testing
 
     /// Runs `asset.sync` of Cold in the background while another client writes to Cash every
     /// 100 ms; returns the sync's error (nil if it succeeded) and the slowest write in seconds.
-    static func syncUnderWrites(_ daemon: DaemonProcess, timeout: TimeInterval = 60) throws -> (error: RPCError?, slowestWrite: Double) {
+    static func syncUnderWrites(_ daemon: DaemonProcess, timeout: TimeInterval = 60, attack: String = #function) throws -> (error: RPCError?, slowestWrite: Double) {
         let outcome = NIOLockedValueBox<Result<JSONValue, any Error>?>(nil)
         let socket = daemon.socketPath
         DispatchQueue.global().async {
-            let result = Result { try RPCClient(socketPath: socket).call("asset.sync", ["asset": "Cold"]) }
+            let result = Result { try RPCClient(socketPath: socket).call("asset.sync", ["asset": "Cold"], timeoutMilliseconds: Int32(timeout * 1000)) }
             outcome.withLockedValue { $0 = result }
         }
         var slowest = 0.0
@@ -54,7 +54,11 @@ import Testing
             slowest = max(slowest, Date().timeIntervalSince(started))
             usleep(100_000)
         }
-        switch try #require(outcome.withLockedValue { $0 }, "asset.sync did not end within \(timeout) s") {
+        let result = try #require(outcome.withLockedValue { $0 }, "asset.sync did not end within \(timeout) s")
+        // The figures of each attack, for the record (make test prints them).
+        print("[attack] \(attack): asset.sync ended in \(String(format: "%.2f", timeout - deadline.timeIntervalSinceNow)) s, "
+              + "slowest tx.add meanwhile \(Int(slowest * 1000)) ms, daemon peak RSS \(daemon.peakKilobytes / 1024) MB")
+        switch result {
         case .success: return (nil, slowest)
         case .failure(RPCClient.CallError.remote(let error)): return (error, slowest)
         case .failure(let error): throw error
@@ -218,6 +222,34 @@ import Testing
         _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "addresses": [.string(address)]])
         let (error, _) = try Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("the tip height is not a block height") == true, "\(String(describing: error?.message))")
+        try Self.unharmed(daemon)
+    }
+
+    /// Esplora: a history that brings 25 new transactions on every page, for ever, ends at the
+    /// watch's bound (`max_transactions`, 20,000 here), holding what each did rather than its
+    /// JSON; before, the walk kept every transaction's JSON up to 40,000 pages.
+    @Test func esploraHistoryWithoutEndStopsAtTheBoundInBoundedMemory() throws {
+        let address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
+        let stub = try EsploraStub(address: address, tip: Self.tip)
+        stub.failing { request in
+            guard request.path.contains("/txs") else { return nil }
+            let after = request.path.contains("/txs/chain/") ? Int(request.path.split(separator: "/").last ?? "", radix: 16) ?? 0 : 0
+            let page = (after + 1...after + 25).map { number in
+                #"{"txid":"\#(Self.txid(number))","version":2,"locktime":0,"vin":[],"vout":[{"scriptpubkey_address":"\#(address)","value":1000}],"#
+                    + #""status":{"confirmed":true,"block_height":\#(Self.tip - number / 25),"block_time":\#(Self.now - number)}}"#
+            }
+            return .json("[" + page.joined(separator: ",") + "]")
+        }
+        let daemon = try OnchainTests.daemon(["bitcoin": ("esplora", stub.url)], onchain: "max_transactions = 20000\n")
+        _ = try daemon.call("asset.create", ["name": "Cash", "currency": "EUR", "kind": "fiat"])
+        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "addresses": [.string(address)]])
+        let before = daemon.peakKilobytes
+        let (error, slowest) = try Self.syncUnderWrites(daemon, timeout: 120)
+        #expect(error?.message.contains("more than 20000 transactions") == true, "\(String(describing: error?.message))")
+        #expect(stub.http.requests.count < 820, "\(stub.http.requests.count) requests")
+        #expect(slowest < 1)
+        #expect(daemon.peakKilobytes - before < 60_000, "grew by \(daemon.peakKilobytes - before) kB")
         try Self.unharmed(daemon)
     }
 

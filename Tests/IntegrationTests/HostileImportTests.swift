@@ -16,7 +16,7 @@ import Testing
 
     /// Runs `method` in the background while another client adds to Cash every 50 ms; the
     /// result (or error), how long it took, and the slowest write.
-    static func underWrites(_ daemon: DaemonProcess, _ method: String, _ params: [String: JSONValue])
+    static func underWrites(_ daemon: DaemonProcess, _ method: String, _ params: [String: JSONValue], attack: String = #function)
         throws -> (result: Result<JSONValue, any Error>, seconds: Double, slowestWrite: Double) {
         let outcome = NIOLockedValueBox<Result<JSONValue, any Error>?>(nil)
         let started = Date()
@@ -33,7 +33,10 @@ import Testing
             usleep(50_000)
         }
         let result = try #require(outcome.withLockedValue { $0 })
-        return (result, Date().timeIntervalSince(started), slowest)
+        let seconds = Date().timeIntervalSince(started)
+        print("[attack] \(attack): \(method) ended in \(String(format: "%.2f", seconds)) s, slowest tx.add meanwhile "
+              + "\(Int(slowest * 1000)) ms, daemon peak RSS \(daemon.peakKilobytes / 1024) MB")
+        return (result, seconds, slowest)
     }
 
     /// 62 KB of `[a.a.a…]` or `a.a.…a = 1` overflowed toml++'s stack (SIGSEGV): now refused

@@ -10,9 +10,10 @@ import Testing
 
     /// A daemon whose configuration names the stubs as the chains' providers (`extra` lines go
     /// into the last chain's table).
-    static func daemon(_ chains: [String: (provider: String, url: String)], directory: String? = nil, extra: String = "") throws -> DaemonProcess {
+    static func daemon(_ chains: [String: (provider: String, url: String)], directory: String? = nil, onchain: String = "",
+                       extra: String = "") throws -> DaemonProcess {
         let directory = try directory ?? makeScratchDirectory()
-        var toml = "[onchain]\ninterval = 3600\n"
+        var toml = "[onchain]\ninterval = 3600\n" + onchain
         for (chain, provider) in chains.sorted(by: { $0.key < $1.key }) {
             toml += "[onchain.\(chain)]\nprovider = \"\(provider.provider)\"\nurl = \"\(provider.url)\"\n"
         }

@@ -51,6 +51,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var staleAfter: Int = 86_400
     /// Seconds between syncs of watched assets (SPEC 10).
     public var onchainInterval: Int = 900
+    /// Most transactions one watch's history may have: a provider that lists more (or walks on
+    /// for ever) fails the sync rather than filling memory and the database.
+    public var onchainMaxTransactions: Int = 200_000
     /// Each chain's provider (`[onchain.CHAIN]`), by chain name; none by default.
     var chainProviders: [String: ChainProviderConfig] = [:]
     /// Automatic backups (before migrations, before replacing imports, periodic): where, and
@@ -107,6 +110,7 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.retryMax = new.retryMax
         merged.staleAfter = new.staleAfter
         merged.onchainInterval = new.onchainInterval
+        merged.onchainMaxTransactions = new.onchainMaxTransactions
         merged.chainProviders = new.chainProviders
         merged.keepBackups = new.keepBackups
         merged.backupInterval = new.backupInterval

@@ -13,6 +13,8 @@ struct BlockbookSession: ChainSession {
     let target: WatchTarget
     let http: ProviderHTTP
     let provider = "blockbook"
+    /// Most transactions the watch's history may have (`[onchain] max_transactions`).
+    var maxTransactions = ChainJSON.maxTransactions
     let walksWithoutListing = true
     static let pageSize = 1000
     /// Listing pages asked for at once.
@@ -37,14 +39,14 @@ struct BlockbookSession: ChainSession {
     }
 
     /// Most pages of one account walked: every page must bring transactions not seen before, so
-    /// this is only reached by a history near `ChainJSON.maxTransactions`.
-    static var maxPages: Int { ChainJSON.maxTransactions / 100 }
+    /// this is only reached by a history near `maxTransactions`.
+    static func maxPages(_ maxTransactions: Int) -> Int { max(10, maxTransactions / 100) }
 
     /// The pages an answer says the account has, checked against its transaction count: a
     /// provider cannot make savingsd walk (or reserve room for) pages that cannot exist.
-    static func pageCount(_ answer: ChainJSON.Object) throws -> (pages: Int, transactions: Int) {
-        let transactions = try ChainJSON.count(answer["txs"], "txs", in: 0...ChainJSON.maxTransactions) ?? 0
-        let pages = try ChainJSON.count(answer["totalPages"], "totalPages", in: 0...maxPages) ?? 1
+    static func pageCount(_ answer: ChainJSON.Object, maxTransactions: Int = ChainJSON.maxTransactions) throws -> (pages: Int, transactions: Int) {
+        let transactions = try ChainJSON.count(answer["txs"], "txs", in: 0...maxTransactions) ?? 0
+        let pages = try ChainJSON.count(answer["totalPages"], "totalPages", in: 0...maxPages(maxTransactions)) ?? 1
         // Pages of at least one transaction each (Blockbook's are up to 1000), and one more for a
         // history that grew between two pages.
         guard pages <= transactions + 1 else {
@@ -77,8 +79,8 @@ struct BlockbookSession: ChainSession {
                     throw ProviderFailure("page \(page) of the account repeats transactions already listed")
                 }
                 for txid in list where seen.insert(txid).inserted { listing.txids.append(txid) }
-                guard listing.txids.count <= ChainJSON.maxTransactions else {
-                    throw ProviderFailure("the account lists more than \(ChainJSON.maxTransactions) transactions")
+                guard listing.txids.count <= maxTransactions else {
+                    throw ProviderFailure("the account lists more than \(maxTransactions) transactions")
                 }
             }
             try take(1, first.txids)
@@ -133,9 +135,9 @@ struct BlockbookSession: ChainSession {
             let answer = try ChainJSON.Object(bytes, what: "account")
             var txids: [String] = []
             try answer.forEach(in: "txids") { txids.append(try ChainJSON.txid($0, chain: chain)) }
-            let (pages, count) = try Self.pageCount(answer)
+            let (pages, count) = try Self.pageCount(answer, maxTransactions: maxTransactions)
             return TxidPage(count: answer.members["txs"] == nil ? nil : count, pages: pages, txids: txids,
-                            unconfirmed: try ChainJSON.count(answer["unconfirmedTxs"], "unconfirmedTxs", in: 0...ChainJSON.maxTransactions) ?? 0,
+                            unconfirmed: try ChainJSON.count(answer["unconfirmedTxs"], "unconfirmedTxs", in: 0...maxTransactions) ?? 0,
                             balance: try balance(answer))
         }
     }
@@ -163,8 +165,8 @@ struct BlockbookSession: ChainSession {
                 try Task.checkCancellation()
                 let fetched = try await ahead.removeFirst().value
                 walked += 1
-                guard walked <= Self.maxPages, read.count <= ChainJSON.maxTransactions else {
-                    throw ProviderFailure("the account's history goes on beyond \(ChainJSON.maxTransactions) transactions")
+                guard walked <= Self.maxPages(maxTransactions), read.count <= maxTransactions else {
+                    throw ProviderFailure("the account's history goes on beyond \(maxTransactions) transactions")
                 }
                 // The pages in flight follow this one in order.
                 var next = fetched.page + ahead.count + 1
@@ -193,8 +195,8 @@ struct BlockbookSession: ChainSession {
                 let answer = try ChainJSON.Object(bytes, what: "account")
                 var transactions: [ChainTransaction] = []
                 try answer.forEach(in: "transactions") { transactions.append(try transaction($0)) }
-                let (pages, total) = try Self.pageCount(answer)
-                let number = try ChainJSON.count(answer["page"], "page", in: 1...Self.maxPages) ?? page
+                let (pages, total) = try Self.pageCount(answer, maxTransactions: maxTransactions)
+                let number = try ChainJSON.count(answer["page"], "page", in: 1...Self.maxPages(maxTransactions)) ?? page
                 return ChainPage(transactions: transactions, page: number, pages: pages, total: total)
             }
         }

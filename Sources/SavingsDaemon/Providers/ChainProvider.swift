@@ -55,10 +55,10 @@ struct ChainProviderConfig: Sendable, Equatable {
     /// `http://host:port` or `socks5://host:port`.
     var proxy: String?
 
-    func session(_ target: WatchTarget, http: ProviderHTTP) -> any ChainSession {
+    func session(_ target: WatchTarget, http: ProviderHTTP, maxTransactions: Int = ChainJSON.maxTransactions) -> any ChainSession {
         switch kind {
-        case .blockbook: BlockbookSession(base: url, target: target, http: http)
-        case .esplora: EsploraSession(base: url, target: target, http: http)
+        case .blockbook: BlockbookSession(base: url, target: target, http: http, maxTransactions: maxTransactions)
+        case .esplora: EsploraSession(base: url, target: target, http: http, maxTransactions: maxTransactions)
         }
     }
 }
@@ -68,8 +68,9 @@ struct ChainProviderConfig: Sendable, Equatable {
 /// one element at a time (never one tree of the whole answer), and every figure it gives is
 /// checked before it is believed.
 enum ChainJSON {
-    /// Most transactions one watch's history may have: far beyond any personal wallet, and what
-    /// bounds the pages walked and the memory a listing takes.
+    /// Most transactions one watch's history may have by default (`[onchain] max_transactions`):
+    /// far beyond any personal wallet, and what bounds the pages walked and the memory a
+    /// listing takes.
     static let maxTransactions = 200_000
     /// Largest single transaction in an answer (a transaction with thousands of inputs).
     static let maxTransactionBytes = 4 << 20

@@ -26,17 +26,19 @@ final class EsploraSession: ChainSession {
     static let chainPage = 25
     /// Transactions handed to the store at a time.
     static let pageSize = 1000
-    /// Longest history walked for one address (a guard against a provider that never ends).
-    static var maxPages: Int { ChainJSON.maxTransactions / chainPage }
     /// Blocks after which stored history is taken as settled (about a day of Bitcoin blocks).
     static let settledDepth = 144
 
     private let read = ReadState()
 
-    init(base: String, target: WatchTarget, http: ProviderHTTP) {
+    /// Most transactions the watch's history may have (`[onchain] max_transactions`).
+    let maxTransactions: Int
+
+    init(base: String, target: WatchTarget, http: ProviderHTTP, maxTransactions: Int = ChainJSON.maxTransactions) {
         self.base = base
         self.target = target
         self.http = http
+        self.maxTransactions = maxTransactions
     }
 
     private final class ReadState: @unchecked Sendable {
@@ -111,7 +113,9 @@ final class EsploraSession: ChainSession {
             let spent = try ChainJSON.amount(chain["spent_txo_sum"], decimals: target.chain.decimals, what: "spent_txo_sum")
             listing.balance = try ChainJSON.sum(listing.balance, try ChainJSON.sum(funded, -spent, what: "an address's balance"), what: "the balance")
             var url = "\(base)/address/\(address)/txs"
-            for _ in 0..<Self.maxPages {
+            // Every page but the last brings new transactions (or the walk fails), so the bound on
+            // transactions bounds the pages.
+            while true {
                 try Task.checkCancellation()
                 let bytes = try await http.get(url)
                 let items = try await OffPool.run { try self.page(bytes, tip: tip) }
@@ -130,8 +134,8 @@ final class EsploraSession: ChainSession {
                         fresh += 1
                     }
                 }
-                guard order.count <= ChainJSON.maxTransactions else {
-                    throw ProviderFailure("the addresses have more than \(ChainJSON.maxTransactions) transactions")
+                guard order.count <= maxTransactions else {
+                    throw ProviderFailure("the addresses have more than \(maxTransactions) transactions")
                 }
                 // A full page of confirmed transactions may have more after it.
                 guard confirmed >= Self.chainPage, let last else { break }

@@ -145,7 +145,7 @@ actor ChainSyncer {
         }
         let started = ContinuousClock.now
         do {
-            let session = provider.session(watch.target, http: try client(for: provider.proxy))
+            let session = provider.session(watch.target, http: try client(for: provider.proxy), maxTransactions: config.onchainMaxTransactions)
             let outcome = try await run(session, watch: watch, progress: progress)
             settle(chain, failure: nil, config: config)
             logger.info("chain sync", metadata: [
