@@ -14,16 +14,9 @@ final class ConnectProxy: Sendable {
     var targets: [String] { asked.withLockedValue { $0 } }
 
     init(forwardingTo target: Int) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try listenOnLoopback()
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        guard bound == 0, listen(listener, 16) == 0 else { throw HarnessError("the proxy cannot listen") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let asked = asked
         Thread.detachNewThread {
             while true {
@@ -82,4 +75,20 @@ final class ConnectProxy: Sendable {
         close(client)
         close(upstream)
     }
+}
+
+/// A TCP socket listening on 127.0.0.1 at a port of the kernel's choosing.
+func listenOnLoopback() throws -> (descriptor: Int32, port: Int) {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+    guard bound == 0, listen(listener, 16) == 0 else {
+        close(listener)
+        throw HarnessError("cannot listen on loopback")
+    }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+    return (listener, Int(UInt16(bigEndian: address.sin_port)))
 }

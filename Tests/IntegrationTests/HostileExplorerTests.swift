@@ -28,12 +28,14 @@ import Testing
         return BlockbookStub.json(body)
     }
 
-    /// A daemon watching an xpub through `stub`, with a plain account "Cash" to write to.
-    static func watching(_ stub: BlockbookStub) throws -> DaemonProcess {
-        let daemon = try OnchainTests.daemon(["bitcoin": ("blockbook", stub.url)])
+    /// A daemon whose asset "Cold" watches the xpub (or `address`) through the provider at
+    /// `url`, with a plain account "Cash" to write to.
+    static func watching(_ url: String, provider: String = "blockbook", address: String? = nil, onchain: String = "") throws -> DaemonProcess {
+        let daemon = try OnchainTests.daemon(["bitcoin": (provider, url)], onchain: onchain)
         _ = try daemon.call("asset.create", ["name": "Cash", "currency": "EUR", "kind": "fiat"])
         _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
-        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "xpub": .string(OnchainTests.xpub)])
+        let watched: [String: JSONValue] = address.map { ["addresses": [.string($0)]] } ?? ["xpub": .string(OnchainTests.xpub)]
+        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin"].merging(watched) { $1 })
         return daemon
     }
 
@@ -79,7 +81,7 @@ import Testing
             return Self.account(page: 1, totalPages: 1_000_000_000_000_000_000, txs: 5, transactions: (1...5).map(Self.receive),
                                 details: request.query["details"] ?? "txids")
         }
-        let daemon = try Self.watching(stub)
+        let daemon = try Self.watching(stub.url)
         let (error, slowest) = try Self.syncUnderWrites(daemon)
         #expect(error?.kind == "provider_unavailable")
         #expect(error?.message.contains("totalPages is not a whole number from 0 to 2000") == true, "\(String(describing: error?.message))")
@@ -96,7 +98,7 @@ import Testing
             return Self.account(page: Int(request.query["page"] ?? "1") ?? 1, totalPages: 1_500, txs: 150_000,
                                 transactions: (1...5).map(Self.receive), details: request.query["details"] ?? "txids")
         }
-        let daemon = try Self.watching(stub)
+        let daemon = try Self.watching(stub.url)
         let (error, slowest) = try Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("repeats transactions") == true, "\(String(describing: error?.message))")
         #expect(stub.http.requests.count < 20, "\(stub.http.requests.count) requests")
@@ -117,7 +119,7 @@ import Testing
             return Self.account(page: page, totalPages: 1_999, txs: 199_900, transactions: (0..<100).map { Self.receive(page * 100 + $0) },
                                 details: request.query["details"] ?? "txids")
         }
-        let daemon = try Self.watching(stub)
+        let daemon = try Self.watching(stub.url)
         try waitUntil(timeout: 20) { stub.http.requests.count > 10 }
         let started = Date()
         daemon.signal(SIGTERM)
@@ -136,7 +138,7 @@ import Testing
             return request.query["details"] == "txs" ? .json(huge)
                 : Self.account(page: 1, totalPages: 1, txs: 5, transactions: (1...5).map(Self.receive), details: "txids")
         }
-        let daemon = try Self.watching(stub)
+        let daemon = try Self.watching(stub.url)
         let before = daemon.peakKilobytes
         let (error, slowest) = try Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("larger than 16777216 bytes") == true, "\(String(describing: error?.message))")
@@ -148,10 +150,7 @@ import Testing
     /// One byte a second: the answer is given up at its deadline (30 s), not after 35 minutes.
     @Test func aTricklingExplorerIsTimedOut() throws {
         let trickle = try TrickleServer()
-        let daemon = try OnchainTests.daemon(["bitcoin": ("blockbook", trickle.url)])
-        _ = try daemon.call("asset.create", ["name": "Cash", "currency": "EUR", "kind": "fiat"])
-        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
-        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "xpub": .string(OnchainTests.xpub)])
+        let daemon = try Self.watching(trickle.url)
         let started = Date()
         let (error, slowest) = try Self.syncUnderWrites(daemon, timeout: 50)
         #expect(error?.message.contains("did not arrive within 30 s") == true, "\(String(describing: error?.message))")
@@ -168,7 +167,7 @@ import Testing
             guard request.path.hasPrefix("/api/v2/xpub/") else { return nil }
             return HTTPStub.Response(status: 302, headers: [("Location", elsewhere.baseURL + request.path)], body: "")
         }
-        let daemon = try Self.watching(stub)
+        let daemon = try Self.watching(stub.url)
         let (error, _) = try Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("redirects to another host") == true, "\(String(describing: error?.message))")
         #expect(elsewhere.requests.isEmpty)
@@ -184,7 +183,7 @@ import Testing
         var bad = Self.receive(1)
         bad["txid"] = txid
         stub.set(OnchainTests.xpub, .init(transactions: [Self.receive(2), bad], balance: "1000000"))
-        let daemon = try Self.watching(stub)
+        let daemon = try Self.watching(stub.url)
         let (error, _) = try Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("txid is not 64 hex digits") == true, "\(String(describing: error?.message))")
         try Self.unharmed(daemon)
@@ -199,7 +198,7 @@ import Testing
         let value = "99999999999999999999999999999999999995"
         big["vout"] = (0..<outputs).map { ["n": $0, "addresses": ["bc1qown\($0)"], "isAddress": true, "isOwn": true, "value": value] as [String: any Sendable] }
         stub.set(OnchainTests.xpub, .init(transactions: [big], balance: "0"))
-        let daemon = try Self.watching(stub)
+        let daemon = try Self.watching(stub.url)
         let (error, _) = try Self.syncUnderWrites(daemon)
         if outputs == 1 {
             let rows = try daemon.call("tx.list", ["asset": "Cold"])["transactions"]?.arrayValue ?? []
@@ -216,10 +215,7 @@ import Testing
         let address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
         let stub = try EsploraStub(address: address, tip: Self.tip)
         stub.set([.init(txid: Self.txid(7), height: Self.tip - 3, time: Self.now - 60, received: 5_000, spent: 0)], tip: -5)
-        let daemon = try OnchainTests.daemon(["bitcoin": ("esplora", stub.url)])
-        _ = try daemon.call("asset.create", ["name": "Cash", "currency": "EUR", "kind": "fiat"])
-        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
-        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "addresses": [.string(address)]])
+        let daemon = try Self.watching(stub.url, provider: "esplora", address: address)
         let (error, _) = try Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("the tip height is not a block height") == true, "\(String(describing: error?.message))")
         try Self.unharmed(daemon)
@@ -240,10 +236,7 @@ import Testing
             }
             return .json("[" + page.joined(separator: ",") + "]")
         }
-        let daemon = try OnchainTests.daemon(["bitcoin": ("esplora", stub.url)], onchain: "max_transactions = 20000\n")
-        _ = try daemon.call("asset.create", ["name": "Cash", "currency": "EUR", "kind": "fiat"])
-        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
-        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "addresses": [.string(address)]])
+        let daemon = try Self.watching(stub.url, provider: "esplora", address: address, onchain: "max_transactions = 20000\n")
         let before = daemon.peakKilobytes
         let (error, slowest) = try Self.syncUnderWrites(daemon, timeout: 120)
         #expect(error?.message.contains("more than 20000 transactions") == true, "\(String(describing: error?.message))")
@@ -260,10 +253,7 @@ import Testing
         let stub = try EsploraStub(address: address, tip: Self.tip)
         stub.set((0..<50).map { .init(txid: Self.txid(100 + $0 % 25), height: Self.tip - 200 - $0, time: Self.now - 3600 * ($0 + 1),
                                       received: 5_000, spent: 0) }, tip: Self.tip)
-        let daemon = try OnchainTests.daemon(["bitcoin": ("esplora", stub.url)])
-        _ = try daemon.call("asset.create", ["name": "Cash", "currency": "EUR", "kind": "fiat"])
-        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
-        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "addresses": [.string(address)]])
+        let daemon = try Self.watching(stub.url, provider: "esplora", address: address)
         let (error, _) = try Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("repeats a page") == true, "\(String(describing: error?.message))")
         #expect(stub.http.requests.filter { $0.path.contains("/txs/chain/") }.count <= 2)
@@ -279,17 +269,7 @@ final class TrickleServer: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     init() throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.socket = socket
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        guard bound == 0, listen(socket, 16) == 0 else { throw HarnessError("cannot listen") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (socket, port) = try listenOnLoopback()
         let listener = socket
         Thread.detachNewThread {
             while true {
