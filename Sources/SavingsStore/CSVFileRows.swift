@@ -118,7 +118,7 @@ private struct LineSkipper {
     private var carried: [UInt8] = []
     /// The pattern's steps so far: the header search is bounded like the rules' patterns.
     private var patternSteps = 0
-    static let maxPatternSteps = 20_000_000
+    static let maxPatternSteps = 5_000_000
     static let maxSkippedLines = 10_000
 
     init(rules: ImportRules?) {

@@ -108,6 +108,15 @@ import Testing
         #expect(try daemon.call("tx.list", ["asset": "Konto"])["transactions"]?.arrayValue?.isEmpty == true)
     }
 
+    /// A `skip` pattern that matches no line searches a bounded number of lines, not the file.
+    @Test func aHeaderSearchIsBounded() throws {
+        let daemon = try Self.daemonWithAssets()
+        let path = try makeScratchDirectory() + "/preamble.csv"
+        try (String(repeating: "no header here\n", count: 12_000) + "date,amount\n2026-01-01,1\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let failure = try daemon.failure("tx.import", ["asset": "Konto", "path": .string(path), "rules_text": "skip = \"^date,amount$\"\n"])
+        #expect(failure.message.contains("skip: none of the first 10001 lines matches"), "\(failure.message)")
+    }
+
     /// A NUL byte in a field refuses the file; nothing is stored with it.
     @Test func aNulByteRefusesTheFile() throws {
         let daemon = try Self.daemonWithAssets()
