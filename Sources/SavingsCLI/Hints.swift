@@ -49,6 +49,9 @@ public enum Hints {
         case "busy"? where error.message.contains("shutting down"): return "run the same command again once savingsd is back"
         case "storage_error"?: return "check free disk space and the database directory, then run: savingsctl check"
         case "busy"?: return "the daemon is busy with another long operation; try again in a moment"
+        case "invalid_field"? where ["data.import", "data.legacy_import"].contains(method)
+            && ["upload", "path", "document"].contains(error.data?["field"]?.stringValue):
+            return "correct the file where the message says and try again"
         case "invalid_field"?:
             let field = error.data?["field"]?.stringValue.map { "'\($0)'" } ?? "the value"
             return "correct \(field) and try again (savingsctl COMMAND --help shows the formats)"
