@@ -98,7 +98,7 @@ struct RPCServer: Service {
                 let groups = Self.peerOption(channel, SO_PEERGROUPS) { (groups: PeerGroups) in groups.list }
                 return peer.and(groups).flatMapThrowing { peer, groups in
                     let config = liveConfig.current
-                    let activity = ConnectionActivity()
+                    let activity = ConnectionActivity { admission.reconsider(limits: Admission.Limits(liveConfig.current.access)) }
                     try channel.pipeline.syncOperations.addHandler(
                         IdleStateHandler(readTimeout: .seconds(Int64(config.access.idleTimeout))))
                     try channel.pipeline.syncOperations.addHandler(
@@ -203,7 +203,15 @@ struct RPCServer: Service {
             listener.admission.skipped(ticket: accepted.ticket, limits: limits)
             return .peer(peer, grant, nil)
         }
-        return .peer(peer, grant, listener.admission.enter(uid: peer.uid, ticket: accepted.ticket, limits: limits))
+        let channel = accepted.connection.channel
+        let activity = accepted.activity
+        let occupant = Admission.Occupant(uid: peer.uid, ticket: accepted.ticket, evictable: { activity.isEvictable }) { reason in
+            // Its last line says why; then it closes (its task ends, and its place is taken).
+            let error = RPCError(code: RPCError.domainErrorCode, message: reason, data: ["kind": "busy", "limit": .int(limits.total)])
+            let line = Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: error)))
+            channel.writeAndFlush(Outgoing.other(line)).whenComplete { _ in channel.close(promise: nil) }
+        }
+        return .peer(peer, grant, listener.admission.enter(uid: peer.uid, ticket: accepted.ticket, limits: limits, occupant: occupant))
     }
 
     /// Serves the connection once its turn comes, or refuses it; nothing is answered before.
@@ -238,7 +246,7 @@ struct RPCServer: Service {
         }
         defer {
             logger.debug("connection closed", metadata: ["connection": "\(id)"])
-            if decision != nil { listener.admission.left(uid: peer.uid, limits: Admission.Limits(liveConfig.current.access)) }
+            if decision != nil { listener.admission.left(uid: peer.uid, ticket: accepted.ticket, limits: Admission.Limits(liveConfig.current.access)) }
         }
         accepted.gate.open()
         await serve(accepted.connection, id: id, activity: accepted.activity, mayWrite: grant == .full)
@@ -312,11 +320,18 @@ struct RPCServer: Service {
                     do {
                         while let frame = try await lines.next() {
                             activity.begin()
+                            activity.requestStarted()
                             let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context)
                             activity.end()
                             requests.increment()
                             // Every line forwarded gets one `.response`, even without an answer.
-                            try await outbound.write(.response(response.map(Self.line)))
+                            do {
+                                try await outbound.write(.response(response.map(Self.line)))
+                            } catch {
+                                activity.requestFinished()
+                                throw error
+                            }
+                            activity.requestFinished()
                             // An upload that failed half-way: the rest of its chunks may still be
                             // coming, so the connection cannot go on.
                             if ending.isSet {
