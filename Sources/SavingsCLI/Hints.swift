@@ -47,8 +47,13 @@ public enum Hints {
             return "split the file, or have the daemon's owner raise [rpc] max_upload_bytes"
         case "too_large"?: return "split the input into smaller files or batches"
         case "busy"? where error.message.contains("shutting down"): return "run the same command again once savingsd is back"
+        case "busy"? where error.message.contains("make room for another user"):
+            return "this user holds more than its share of the daemon's connections: close some (event watchers, web pages), then run the command again"
         case "storage_error"?: return "check free disk space and the database directory, then run: savingsctl check"
         case "busy"?: return "the daemon is busy with another long operation; try again in a moment"
+        case "invalid_field"? where ["data.import", "data.legacy_import"].contains(method)
+            && ["upload", "path", "document"].contains(error.data?["field"]?.stringValue):
+            return "correct the file where the message says and try again"
         case "invalid_field"?:
             let field = error.data?["field"]?.stringValue.map { "'\($0)'" } ?? "the value"
             return "correct \(field) and try again (savingsctl COMMAND --help shows the formats)"

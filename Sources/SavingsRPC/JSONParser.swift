@@ -13,6 +13,11 @@ public struct JSONParser {
         public var message: String
         public var offset: Int
         public var description: String { "\(message) at byte \(offset)" }
+
+        public init(message: String, offset: Int) {
+            self.message = message
+            self.offset = offset
+        }
     }
 
     public static let defaultMaxDepth = 64

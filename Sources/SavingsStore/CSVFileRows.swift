@@ -26,6 +26,12 @@ public struct ImportFile: Sendable {
 
     /// Rows likely in the file: a typical row (a date, an amount, a short note) is about 24 bytes.
     var expectedRows: Int { (size ?? 0) / 24 }
+
+    /// A handle reading the file from its start, or an `invalid_field` naming it.
+    public func reader() throws -> FileHandle {
+        guard let handle = try open() else { throw DomainError.invalidField(field, "cannot read \(name)") }
+        return handle
+    }
 }
 
 /// Streams an import file's rows in bounded memory: one chunk, one record at a time. Without

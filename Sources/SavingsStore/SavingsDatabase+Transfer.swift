@@ -89,58 +89,40 @@ extension SavingsDatabase {
         }
     }
 
-    /// Restores an export: refuses a non-empty database unless `replace`, then (in one
-    /// transaction) clears it, inserts every row as it was, and checks references and invariants
-    /// before committing. Any failure leaves the database exactly as before.
+    /// Restores an export held in memory (checked row by row first, then imported as below).
     public func importData(_ sections: [String: [TransferRow]], replace: Bool) async throws -> [String: Int] {
-        let known = Set(Self.transferSections.map(\.section))
-        if let unknown = sections.keys.first(where: { !known.contains($0) }) {
-            throw DomainError.invalidField("document", "unknown section '\(unknown)'")
+        var check = try await transferDocumentCheck()
+        for (section, rows) in sections {
+            try check.section(section)
+            for (index, row) in rows.enumerated() { try check.row(row, section: section, index: index) }
         }
-        return try await write { db in
-            guard try Self.isEmpty(db) || replace else {
-                throw DomainError(.conflict, "the database is not empty; pass replace: true to replace its data (a backup is made first)")
-            }
+        return try await importData(TransferSections(sections), checked: check, replace: replace)
+    }
+
+    /// Restores an export whose every row `checked` has seen: refuses a non-empty database
+    /// unless `replace`, then (in one transaction) clears it, inserts every row as it was (read
+    /// again from `source`, section by section, parents first), each row's references found
+    /// among the rows already in, and checks references and invariants before committing. Any
+    /// failure leaves the database exactly as before. One row is held at a time.
+    public func importData(_ source: some TransferSource, checked: TransferDocumentCheck, replace: Bool) async throws -> [String: Int] {
+        try await write { db in
+            guard try Self.isEmpty(db) || replace else { throw Self.notEmpty }
             for (_, table, _) in Self.transferSections.reversed() { try db.execute(sql: "DELETE FROM \(table)") }
             var counts: [String: Int] = [:]
             for (section, table, _) in Self.transferSections {
+                counts[section] = 0
+                guard checked.counts[section] != nil else { continue }
                 let columns = try Self.documentColumns(section: section, table: table, db)
-                let rows = sections[section] ?? []
-                try Self.passDerivedRefs(rows, section: section, db)
-                for (index, row) in rows.enumerated() {
-                    let place = "\(section)[\(index)]"
-                    if let unknown = row.keys.first(where: { !columns.contains($0) }) {
-                        throw DomainError.invalidField("document", "\(place): unknown field '\(unknown)'")
-                    }
-                    try Self.validate(row, table: table, place: place)
-                    let names = row.keys.sorted()
-                    let values: [(any DatabaseValueConvertible)?] = names.map { name in
-                        switch row[name]! {
-                        case .null: nil
-                        case .integer(let n): n
-                        case .text(let s): s
-                        }
-                    }
-                    do {
-                        if section == "transactions" {
-                            try Self.restoreTransaction(row, place: place, db)
-                        } else if section == "allocation_history" {
-                            try Self.restoreHistory(row, place: place, db)
-                        } else if section == "contributions" {
-                            try Self.restoreContribution(Dictionary(uniqueKeysWithValues: zip(names, values)), place: place, db)
-                        } else if section == "plans" {
-                            try Self.restorePlan(row, values: Dictionary(uniqueKeysWithValues: zip(names, values)), place: place, db)
-                        } else {
-                            // A contribution's transaction_id and history_id are each looked up twice (a derived ref, stored bytes).
-                            let arguments = zip(names, values).flatMap { name, value in Self.refSQL[name] == nil ? [value] : [value, value] }
-                            try db.execute(sql: "INSERT INTO \(table) (\(names.map(Self.storedColumn).joined(separator: ", "))) VALUES (\(names.map { name in Self.refSQL[name] ?? "?" }.joined(separator: ", ")))",
-                                           arguments: StatementArguments(arguments))
-                        }
-                    } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                        throw DomainError.invalidField("document", "\(place): \(error.message ?? "violates a constraint")")
-                    }
+                // Before a section whose ids may be derived from refs goes in, its counter passes
+                // the largest such ref: a row keeping an id of its own then takes a ref after all
+                // of them, and never the ref a later row of the document comes back to.
+                if let largest = checked.largestRefs[section], let refs = Self.derivedRefTables[section] { try refs.pass(largest, db) }
+                var count = 0
+                try source.forEachRow(in: section) { index, row in
+                    try Self.restore(row, section: section, table: table, columns: columns, place: "\(section)[\(index)]", db)
+                    count += 1
                 }
-                counts[section] = sections[section]?.count ?? 0
+                counts[section] = count
             }
             let report = try Self.check(db, integrity: false)
             guard report.ok else {
@@ -150,18 +132,69 @@ extension SavingsDatabase {
         }
     }
 
-    /// Before a section whose ids may be derived from refs goes in, its counter passes the
-    /// largest such ref: a row keeping an id of its own then takes a ref after all of them, and
-    /// never the ref a later row of the document comes back to, whatever the counter stood at.
-    static func passDerivedRefs(_ rows: [TransferRow], section: String, _ db: Database) throws {
-        let tables: [String: RefTable] = ["transactions": .transactions, "allocation_history": .history, "plans": .plans,
-                                          "contributions": .contributions]
-        guard let table = tables[section] else { return }
-        let largest = rows.lazy.compactMap { row -> Int64? in
-            guard case .text(let text)? = row["id"], let id = UUID(uuidString: text) else { return nil }
-            return table.scheme.ref(id)
-        }.max()
-        if let largest { try table.pass(largest, db) }
+    /// The refusal of a document for a database holding data, without `replace`.
+    public static let notEmpty = DomainError(.conflict, "the database is not empty; pass replace: true to replace its data (a backup is made first)")
+
+    /// Inserts one row of a document.
+    static func restore(_ row: TransferRow, section: String, table: String, columns: Set<String>, place: String, _ db: Database) throws {
+        if let unknown = row.keys.first(where: { !columns.contains($0) }) {
+            throw DomainError.invalidField("document", "\(place): unknown field '\(unknown)'")
+        }
+        try Self.validate(row, table: table, place: place)
+        // Transactions and history rows find their asset and goal as they go in.
+        if section != "transactions", section != "allocation_history" { try Self.checkReferences(row, place: place, db) }
+        let names = row.keys.sorted()
+        let values: [(any DatabaseValueConvertible)?] = names.map { name in
+            switch row[name]! {
+            case .null: nil
+            case .integer(let n): n
+            case .text(let s): s
+            }
+        }
+        do {
+            if section == "transactions" {
+                try Self.restoreTransaction(row, place: place, db)
+            } else if section == "allocation_history" {
+                try Self.restoreHistory(row, place: place, db)
+            } else if section == "contributions" {
+                try Self.restoreContribution(Dictionary(uniqueKeysWithValues: zip(names, values)), place: place, db)
+            } else if section == "plans" {
+                try Self.restorePlan(row, values: Dictionary(uniqueKeysWithValues: zip(names, values)), place: place, db)
+            } else {
+                // A contribution's transaction_id and history_id are each looked up twice (a derived ref, stored bytes).
+                let arguments = zip(names, values).flatMap { name, value in Self.refSQL[name] == nil ? [value] : [value, value] }
+                try db.execute(sql: "INSERT INTO \(table) (\(names.map(Self.storedColumn).joined(separator: ", "))) VALUES (\(names.map { name in Self.refSQL[name] ?? "?" }.joined(separator: ", ")))",
+                               arguments: StatementArguments(arguments))
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw DomainError.invalidField("document", "\(place): \(error.message ?? "violates a constraint")")
+        }
+    }
+
+    /// The sections whose ids may derive from refs, and their tables.
+    static let derivedRefTables: [String: RefTable] = ["transactions": .transactions, "allocation_history": .history, "plans": .plans,
+                                                       "contributions": .contributions]
+
+    /// The columns by which a row names another, what they name, and how it is found among the
+    /// rows already in (a public id bound twice: a derived ref, or stored bytes).
+    static let references: [String: (what: String, sql: String, twice: Bool)] = [
+        "goal_id": ("goal", "SELECT EXISTS (SELECT 1 FROM goal WHERE id = ?)", false),
+        "asset_id": ("asset", "SELECT EXISTS (SELECT 1 FROM asset WHERE id = ?)", false),
+        "transaction_id": ("transaction", "SELECT \(RefTable.transactions.refSQL) IS NOT NULL", true),
+        "history_id": ("allocation history row", "SELECT \(RefTable.history.refSQL) IS NOT NULL", true),
+        "plan_id": ("plan", "SELECT \(RefTable.plans.refSQL) IS NOT NULL", true),
+    ]
+
+    /// Every id a row gives for another row must name one of the document (its parents are in
+    /// already): a dangling one is refused by its place, never kept as a link to nothing.
+    static func checkReferences(_ row: TransferRow, place: String, _ db: Database) throws {
+        for (column, cell) in row {
+            guard case .text(let id) = cell, let reference = references[column] else { continue }
+            let arguments: StatementArguments = reference.twice ? [id, id] : [id]
+            guard try Bool.fetchOne(db.cachedStatement(sql: reference.sql), arguments: arguments) == true else {
+                throw DomainError.invalidField("document", "\(place).\(column): \(reference.what) \(id) is not in the document")
+            }
+        }
     }
 
     /// Values must have the shape the calculations rely on: exact decimals, timestamps, dates,

@@ -96,6 +96,12 @@ enum Assets {
           events.addEventListener("up", function () { root.dataset.live = "yes"; status.textContent = ""; refresh(); });
           events.onerror = function () { delete root.dataset.live; status.textContent = "Reconnecting…"; };
           events.onopen = function () { if (status.textContent === "Reconnecting…") { status.textContent = ""; refresh(); } };
+          // Too many pages of this session follow savingsd: the oldest stops (and does not reconnect).
+          events.addEventListener("closed", function () {
+            events.close();
+            delete root.dataset.live;
+            status.textContent = "Live updates stopped: more pages follow savingsd than the server keeps. Reload to follow again.";
+          });
         })();
         """
 }

@@ -59,7 +59,12 @@ public enum WebServer {
         Screens(daemon: daemon, pages: pages, state: state).add(to: router)
         router.get("/static/style.css") { _, _ in asset(Assets.style, type: "text/css; charset=utf-8") }
         router.get("/static/live.js") { _, _ in asset(Assets.live, type: "text/javascript; charset=utf-8") }
-        router.get("/events") { _, _ in events(daemon, logger: logger) }
+        let streams = EventStreams()
+        router.get("/events") { request, _ in
+            // The guard let it in: it holds the session's cookie.
+            let session = WebAccess.cookie(WebAccess.cookieName, in: request.headers[.cookie]) ?? ""
+            return events(daemon, streams: streams, session: session, logger: logger)
+        }
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
@@ -99,11 +104,16 @@ public enum WebServer {
     /// back, and a comment every `keepAlive`, so that a page gone away is noticed and its daemon
     /// subscription closed. (The first write after the page has gone still succeeds, as TCP has
     /// it; the one after fails.)
-    static func events(_ daemon: DaemonLink, logger: Logger, keepAlive: Duration = .seconds(15)) -> Response {
+    /// Each stream holds a connection to the daemon: a session has at most
+    /// `EventStreams.perSession` open (the oldest is closed, told why, when one more opens).
+    static func events(_ daemon: DaemonLink, streams: EventStreams, session: String, logger: Logger,
+                       keepAlive: Duration = .seconds(15)) -> Response {
         Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { (writer: inout any ResponseBodyWriter) in
             // What to send is queued by the feeding task; only this task writes.
             let (queue, queued) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
             let page = EventPage(queued)
+            let opened = streams.open(page, session: session)
+            defer { streams.closed(opened) }
             let feeder = Task { await feed(page, daemon: daemon, logger: logger, keepAlive: keepAlive) }
             // The server stopping (SIGINT, SIGTERM) ends the stream, so its shutdown does not wait on it.
             await withGracefulShutdownHandler {
@@ -177,6 +187,62 @@ final class EventPage: Sendable {
         state.withLockedValue { $0 = false }
         queue.finish()
     }
+
+    /// Ends the stream with a `closed` event: the page stops following (it does not reconnect)
+    /// and says so; a reload follows again.
+    func evict() {
+        _ = send("event: closed\ndata: {}\n\n")
+        close()
+    }
+}
+
+/// The open event streams, at most `perSession` per session and `total` in all: when one more
+/// opens, the oldest (of its session, or of all) is closed. Each holds a connection to the
+/// daemon and a descriptor here: unbounded, 500 streams took 1,016 of the server's 1,024
+/// descriptors and its own pages stopped loading.
+final class EventStreams: Sendable {
+    static let perSession = 16
+    static let total = 64
+
+    private struct Open {
+        let id: UInt64
+        let session: String
+        let page: EventPage
+    }
+
+    private let perSession: Int
+    private let total: Int
+    /// In the order they opened.
+    private let state = NIOLockedValueBox<(open: [Open], next: UInt64)>(([], 0))
+
+    init(perSession: Int = EventStreams.perSession, total: Int = EventStreams.total) {
+        self.perSession = perSession
+        self.total = total
+    }
+
+    /// Counts `page` among the open streams of `session`, closing the oldest beyond the bounds.
+    func open(_ page: EventPage, session: String) -> UInt64 {
+        let (id, evicted) = state.withLockedValue { state -> (UInt64, [EventPage]) in
+            state.next += 1
+            state.open.append(Open(id: state.next, session: session, page: page))
+            var evicted: [EventPage] = []
+            while state.open.filter({ $0.session == session }).count > perSession, let oldest = state.open.firstIndex(where: { $0.session == session }) {
+                evicted.append(state.open.remove(at: oldest).page)
+            }
+            while state.open.count > total { evicted.append(state.open.removeFirst().page) }
+            return (state.next, evicted)
+        }
+        for page in evicted { page.evict() }
+        return id
+    }
+
+    /// The stream `id` ended.
+    func closed(_ id: UInt64) {
+        state.withLockedValue { state in state.open.removeAll { $0.id == id } }
+    }
+
+    /// Streams open now.
+    var count: Int { state.withLockedValue { $0.open.count } }
 }
 
 /// Why `savingsctl web` could not serve.

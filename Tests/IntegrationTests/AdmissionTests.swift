@@ -157,4 +157,70 @@ import Testing
         let answer = try JSONParser.parse(try #require(try fifth.readLine(timeoutMilliseconds: 10_000)))
         #expect(answer["result"]?["pong"] == true, "root's fifth is served once one of its own closes")
     }
+
+    /// Two users holding every place with event subscriptions (which no idle timeout closes) do
+    /// not lock a third out: the third is served in the place of the youngest subscription of a
+    /// uid over its fair share, whose client is told why.
+    @Test(.enabled(if: AccessTests.canSwitchUser && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+                   "needs root, setpriv, python3 and a 'users' group"))
+    func twoUsersHoldingEveryPlaceDoNotLockOutAThird() throws {
+        let daemon = try sharedDaemon(["SAVINGSD_MAX_CONNECTIONS": "4", "SAVINGSD_ALLOW_UIDS": "65534,65533"])
+        let subscribe = #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#
+        // root's two subscriptions.
+        let mine = try (0..<2).map { _ in try daemon.raw() }
+        for client in mine {
+            try client.sendLine(subscribe)
+            #expect(try client.readLine(timeoutMilliseconds: 10_000)?.contains("result") == true)
+        }
+        // nobody's two, held by a process of its own that reports every line it receives.
+        let output = daemon.directory + "/nobody.out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        chmod(output, 0o666)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        holder.arguments = ["--reuid=65534", "--regid=65534", "--groups=100", "--", "/usr/bin/python3", "-u", "-c", """
+            import socket, sys, select
+            out = open(sys.argv[2], "a", buffering=1)
+            conns = []
+            for n in range(2):
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+                s.sendall(b'\(subscribe)\\n')
+                conns.append((n, s, s.makefile("rb")))
+                out.write("%d %s" % (n, conns[-1][2].readline().decode()))
+            open_ = {n for n, _, _ in conns}
+            while open_:
+                for n, s, f in conns:
+                    if n not in open_: continue
+                    if select.select([s], [], [], 0.05)[0]:
+                        line = f.readline()
+                        if not line:
+                            out.write("%d closed\\n" % n); open_.discard(n)
+                        else:
+                            out.write("%d %s" % (n, line.decode()))
+            """, daemon.socketPath, output]
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        try waitUntil(timeout: 10) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").components(separatedBy: "result").count == 3 }
+        // Every place is taken; a third user is served within moments.
+        let started = ContinuousClock.now
+        let third = try runCtl(["--reuid=65533", "--regid=65533", "--groups=100", "--", "/usr/bin/python3", "-c", """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+            s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"goal.list"}\\n')
+            sys.stdout.write(s.makefile("rb").readline().decode())
+            """, daemon.socketPath], executable: "/usr/bin/setpriv")
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.stdout.contains("\"goals\""), "served: \(third.stdout)")
+        #expect(started.duration(to: .now) < .seconds(5))
+        // The youngest subscription over its share (nobody's second) was told why, then closed.
+        try waitUntil(timeout: 10) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("1 closed") }
+        let received = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let notice = try #require(received.split(separator: "\n").first { $0.hasPrefix("1 {") && $0.contains("error") }.map { try JSONParser.parse(String($0.dropFirst(2))) })
+        #expect(notice["error"]?["data"]?["kind"] == "busy", "\(received)")
+        #expect(notice["error"]?["message"]?.stringValue?.contains("fair share") == true, "\(received)")
+        #expect(!received.contains("0 closed"), "nobody's first subscription is kept: \(received)")
+        // root's are kept too, and still answer.
+        try mine[1].sendLine(AdmissionTests.ping)
+        #expect(try mine[1].readLine(timeoutMilliseconds: 10_000)?.contains("pong") == true)
+    }
 }

@@ -100,4 +100,40 @@ import Testing
         #expect(try daemon.call("goal.list")["goals"]?.arrayValue?.isEmpty == true)
         #expect(try daemon.call("asset.list")["assets"]?.arrayValue?.isEmpty == true)
     }
+
+    /// A document sent over the connection is the `upload` parameter's: its problems say so,
+    /// never `path` (which the caller did not give).
+    @Test func anUploadsProblemsNameTheUploadField() throws {
+        let daemon = try DaemonProcess(at: "2026-11-15 12:00:00")
+        let cases: [(String, String)] = [
+            ("{not json", "not a JSON document"),
+            (Self.document.replacingOccurrences(of: #""format":"cryptosavings-legacy""#, with: #""format":"other""#), "not an export"),
+            (Self.document.replacingOccurrences(of: #""version":1"#, with: #""version":2"#), "version must be 1"),
+            (Self.document.replacingOccurrences(of: #""deadline":"2027-12-31""#, with: #""deadline":"next year""#), "goals[0].deadline"),
+            (Self.document.replacingOccurrences(of: #""goal_id":"G3","percentage":0.2"#, with: #""goal_id":"G404","percentage":0.2"#), "G404"),
+        ]
+        for (text, fragment) in cases {
+            let bytes = Array(text.utf8)
+            var offset = 0
+            do {
+                _ = try daemon.client().upload("data.legacy_import", [:], size: bytes.count, read: { maxBytes in
+                    let end = min(bytes.count, offset + maxBytes)
+                    defer { offset = end }
+                    return Array(bytes[offset..<end])
+                })
+                Issue.record("imported: \(fragment)")
+            } catch RPCClient.CallError.remote(let error) {
+                #expect(error.data?["param"] == "upload", "\(fragment): \(error)")
+                #expect(error.message.hasPrefix("Invalid params: upload: "), "\(error.message)")
+                #expect(!error.message.contains("path"), "\(error.message)")
+                #expect(error.message.contains(fragment), "\(error.message)")
+            }
+        }
+        // By path, the path is the field, and the file is named.
+        let path = daemon.directory + "/broken.json"
+        try "{not json".write(toFile: path, atomically: true, encoding: .utf8)
+        let byPath = try daemon.failure("data.legacy_import", ["path": .string(path)])
+        #expect(byPath.data?["param"] == "path" && byPath.message.contains(path), "\(byPath.message)")
+        #expect(try daemon.call("goal.list")["goals"]?.arrayValue?.isEmpty == true)
+    }
 }

@@ -330,6 +330,78 @@ extension WebTests {
     }
 }
 
+extension WebTests {
+    /// An event stream held open: its socket, and what has arrived so far.
+    final class OpenStream {
+        let fd: Int32
+        var received = ""
+        var ended = false
+
+        init(port: Int, cookie: String) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw HarnessError("connect to port \(port) failed") }
+            let request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nCookie: \(cookie)\r\n\r\n"
+            _ = request.withCString { write(fd, $0, strlen($0)) }
+        }
+
+        deinit { close(fd) }
+
+        /// Reads what has arrived, waiting up to `milliseconds` for `until`.
+        func read(until: String, milliseconds: Int) {
+            let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !ended, !received.contains(until), Date() < deadline {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 50) > 0 else { continue }
+                let count = Glibc.read(fd, &buffer, buffer.count)
+                if count <= 0 { ended = true } else { received += String(decoding: buffer[0..<count], as: UTF8.self) }
+            }
+        }
+    }
+
+    /// A session opening stream after stream (as 500 did, taking 1,016 of the server's 1,024
+    /// descriptors): at most 16 stay open, each older one told to stop following, and the
+    /// pages still load.
+    @Test func aSessionHoldsAtMostSixteenEventStreams() throws {
+        let daemon = try DaemonProcess()
+        let web = try WebProcess(daemon: daemon)
+        let cookie = try Self.signIn(web)
+        let pid = web.process.processIdentifier
+        let before = Self.sockets(of: pid)
+        var streams: [OpenStream] = []
+        for _ in 0..<20 {
+            let stream = try OpenStream(port: web.port, cookie: cookie)
+            stream.read(until: "event: live", milliseconds: 5_000)
+            #expect(stream.received.contains("event: live"), "\(stream.received)")
+            streams.append(stream)
+        }
+        for stream in streams { stream.read(until: "event: closed", milliseconds: 200) }
+        for (index, stream) in streams.enumerated() {
+            #expect(stream.received.contains("event: closed") == (index < 4), "stream \(index): \(stream.received.suffix(80))")
+        }
+        for stream in streams.prefix(4) {
+            // The response ends (its last chunk; the connection itself may stay for the next request).
+            stream.read(until: "\r\n0\r\n\r\n", milliseconds: 2_000)
+            #expect(stream.ended || stream.received.hasSuffix("\r\n0\r\n\r\n"), "the server ended the oldest streams: \(stream.received.suffix(40).debugDescription)")
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while Self.sockets(of: pid) > before + 16, Date() < deadline { usleep(50_000) }
+        #expect(Self.sockets(of: pid) <= before + 16, "one daemon subscription per open stream")
+        #expect(try Self.send(port: web.port, "/", headers: ["Cookie": cookie]).status == 200, "the pages still load")
+        // A change still reaches the streams left open.
+        _ = try daemon.call("goal.create", ["name": "Bike", "currency": "EUR", "target_amount": "900", "deadline": "2030-01-31"])
+        streams[19].read(until: "event: change", milliseconds: 5_000)
+        #expect(streams[19].received.contains("event: change"))
+    }
+}
+
 /// A value set on one thread and read on another after a semaphore.
 final class Box<Value>: @unchecked Sendable {
     var value: Value?

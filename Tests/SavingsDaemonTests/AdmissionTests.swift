@@ -55,6 +55,95 @@ import Testing
         #expect(admission.counts == (served: 0, parked: 0))
     }
 
+    /// A served connection as the server registers it: closable while `idle`, recording why it
+    /// was closed.
+    final class Held: Sendable {
+        let uid: UInt32
+        let ticket: UInt64
+        let idle: Mutex<Bool>
+        let closed = Mutex<String?>(nil)
+
+        init(uid: UInt32, ticket: UInt64, idle: Bool = true) {
+            self.uid = uid
+            self.ticket = ticket
+            self.idle = Mutex(idle)
+        }
+
+        var occupant: Admission.Occupant {
+            Admission.Occupant(uid: uid, ticket: ticket, evictable: { self.idle.withLock { $0 } }) { reason in
+                self.closed.withLock { $0 = reason }
+            }
+        }
+
+        var reason: String? { closed.withLock { $0 } }
+    }
+
+    /// Connects one connection of `uid` and asks for its place.
+    func connect(_ admission: Admission, uid: UInt32, limits: Admission.Limits, idle: Bool = true) -> (Held, Admission.Decision) {
+        let ticket = admission.arrived(ObjectIdentifier(Connection()), limits: limits)
+        let held = Held(uid: uid, ticket: ticket, idle: idle)
+        return (held, admission.enter(uid: uid, ticket: ticket, limits: limits, occupant: held.occupant))
+    }
+
+    /// Two uids holding every place with subscriptions (never idle-timed-out) do not shut a
+    /// third out: it takes the place of the youngest connection of a uid over its fair share.
+    @Test func aThirdUIDIsServedInThePlaceOfTheYoungestConnectionOverItsShare() async {
+        let admission = Admission { _ in }
+        let limits = Admission.Limits(total: 4, perUID: 2, parked: 16)
+        var held: [Held] = []
+        for uid: UInt32 in [0, 65534, 0, 65534] {
+            let (connection, decision) = connect(admission, uid: uid, limits: limits)
+            #expect(await decision.outcome == .served)
+            held.append(connection)
+        }
+        #expect(admission.isAccepting, "with every place taken, newcomers are still accepted one at a time")
+        let (third, decision) = connect(admission, uid: 65533, limits: limits)
+        #expect(await decision.outcome == .served, "served at once")
+        #expect(held.map { $0.reason != nil } == [false, false, false, true], "the youngest connection over its share is closed")
+        #expect(held[3].reason?.contains("fair share of 1") == true, "\(held[3].reason ?? "")")
+        #expect(admission.counts == (served: 4, parked: 0))
+        // Its close does not count again; its client connecting again waits (its uid is over its share).
+        admission.left(uid: 65534, ticket: held[3].ticket, limits: limits)
+        #expect(admission.counts == (served: 4, parked: 0))
+        let (back, again) = connect(admission, uid: 65534, limits: limits)
+        #expect(admission.counts == (served: 4, parked: 1))
+        #expect(held.allSatisfy { $0 === held[3] || $0.reason == nil }, "nobody else is closed for it")
+        // A place that frees goes to it.
+        admission.left(uid: 0, ticket: held[2].ticket, limits: limits)
+        #expect(await again.outcome == .served)
+        withExtendedLifetime((third, back)) {}
+    }
+
+    /// A connection in the middle of a request is never closed: the newcomer below its share
+    /// waits, and takes the first place a connection over its share leaves by falling idle.
+    @Test func onlyAnIdleOrSubscribedConnectionIsClosedForANewcomer() async {
+        let admission = Admission { _ in }
+        let limits = Admission.Limits(total: 2, perUID: 2, parked: 16)
+        let busy = (0..<2).map { _ in connect(admission, uid: 7, limits: limits, idle: false).0 }
+        let (_, decision) = connect(admission, uid: 8, limits: limits)
+        #expect(admission.counts == (served: 2, parked: 1), "waits: both of uid 7's connections are answering requests")
+        busy[0].idle.withLock { $0 = true }
+        admission.reconsider(limits: limits)
+        #expect(await decision.outcome == .served)
+        #expect(busy[0].reason != nil && busy[1].reason == nil)
+        #expect(admission.counts == (served: 2, parked: 0))
+    }
+
+    /// A freed place goes to a uid below its share before those that came earlier above theirs.
+    @Test func aFreedPlaceGoesFirstToAUIDBelowItsShare() async {
+        let admission = Admission { _ in }
+        let limits = Admission.Limits(total: 2, perUID: 2, parked: 16)
+        let first = (0..<2).map { _ in connect(admission, uid: 7, limits: limits, idle: false).0 }
+        let (_, sevenAgain) = connect(admission, uid: 7, limits: limits)
+        let (_, eight) = connect(admission, uid: 8, limits: limits)
+        #expect(admission.counts == (served: 2, parked: 2))
+        admission.left(uid: 7, ticket: first[0].ticket, limits: limits)
+        #expect(await eight.outcome == .served, "uid 8 holds none of its share of one")
+        #expect(admission.counts == (served: 2, parked: 1))
+        admission.left(uid: 7, ticket: first[1].ticket, limits: limits)
+        #expect(await sevenAgain.outcome == .served)
+    }
+
     /// Changes of mind come from many threads at once and reach the listener's loop in any
     /// order; the listener must end up doing what the admission says last. (It once applied the
     /// value each change carried: an older "stop" could land after a newer "go on" and the

@@ -104,16 +104,19 @@ enum DataMethods {
                      .optional("replace", .boolean, "replace a non-empty database's data (a backup is made first)"),
                      ParamSpec.progress],
             result: ResultSpec("import", "{\"counts\", \"backup\"?}", schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
-            let file = try await IncomingFile.take(params, call: call, method: "data.import", maxBytes: maxImportBytes, context: context)
-            let sections = try ExportDocument.read(try file.contents(maxBytes: maxImportBytes), name: file.name, field: file.field)
-            var result: [String: JSONValue] = [:]
             let replace = params.bool("replace") ?? false
-            if replace, try await !database.isEmpty() {
-                let backup = try await database.automaticBackup(reason: "before-import", policy: context.liveConfig.current.backupPolicy,
-                                                                now: context.clock.now())
-                result["backup"] = .string(backup.path)
+            // Refused before anything is sent: a database holding data, without replace.
+            if !replace, try await !database.isEmpty() { throw SavingsDatabase.notEmpty }
+            let file = try await IncomingFile.take(params, call: call, method: "data.import", maxBytes: maxImportBytes, context: context)
+            var result: [String: JSONValue] = [:]
+            // Read as a stream: checked whole first, then written row by row (ExportDocument.restore).
+            let counts = try await ExportDocument.restore(file.importFile, maxBytes: maxImportBytes, database: database, replace: replace) {
+                if replace, try await !database.isEmpty() {
+                    let backup = try await database.automaticBackup(reason: "before-import", policy: context.liveConfig.current.backupPolicy,
+                                                                    now: context.clock.now())
+                    result["backup"] = .string(backup.path)
+                }
             }
-            let counts = try await database.importData(sections, replace: replace)
             result["counts"] = .object(counts.mapValues { .int($0) })
             logger.notice("data imported", metadata: ["rows": "\(counts.values.reduce(0, +))"])
             return .object(result)

@@ -25,40 +25,184 @@ enum ExportDocument {
         })
     }
 
-    /// Reads and checks a document; every problem names where it is. `name` is how messages
-    /// call the file, `field` the parameter that brought it (`path` or `upload`).
-    static func read(_ data: Data, name: String, field: String) throws -> [String: [TransferRow]] {
-        let document: JSONValue
+    /// The largest row a document may hold (an execution record's frozen month, some 250
+    /// bytes an event, is the largest a real one has): what one row's reading holds at most.
+    static let maxRowBytes = 16 << 20
+    /// The largest value of the header's members.
+    static let maxHeaderValueBytes = 64 << 10
+    /// One document is read at a time: however many arrive at once, memory holds one reader's
+    /// chunk and row (imports are written one at a time anyway).
+    static let turns = Turns()
+
+    /// Restores the document in `file` (`data.import`): reads it once to check every row of
+    /// every section (nothing is written if one is wrong), calls `beforeWriting` (the backup),
+    /// then reads it again section by section as the rows go into the database in one
+    /// transaction. Memory stays flat whatever the document's size: a chunk of the file and one
+    /// row at a time. Every problem names the file's field (`upload` or `path`) and the place.
+    static func restore(_ file: ImportFile, maxBytes: Int, database: SavingsDatabase, replace: Bool,
+                        beforeWriting: () async throws -> Void) async throws -> [String: Int] {
+        if let size = file.size, size > maxBytes { throw DomainError(.tooLarge, "\(file.name) is larger than \(maxBytes) bytes") }
+        await turns.enter()
         do {
-            document = try JSONParser.parse(Array(data))
+            // An import that went in while this one waited its turn leaves no room for it.
+            if !replace, try await !database.isEmpty() { throw SavingsDatabase.notEmpty }
+            let check = try await database.transferDocumentCheck()
+            let (document, checked) = try await offThread { try Self.check(file, check) }
+            try await beforeWriting()
+            let counts = try await relabel(file) { try await database.importData(document, checked: checked, replace: replace) }
+            await turns.leave()
+            return counts
         } catch {
-            throw DomainError.invalidField(field, "\(name) is not a JSON document: \(error)")
+            await turns.leave()
+            throw error
         }
-        guard case .object(let members) = document, members["format"]?.stringValue == format else {
-            throw DomainError.invalidField(field, "\(name) is not a savingsd export (\"format\": \"\(format)\" is missing)")
-        }
-        guard members["version"]?.intValue == version else {
-            throw DomainError.invalidField(field, "export version \(members["version"].map(JSONSerializer.serialize) ?? "?") is not supported (this build reads version \(version))")
-        }
-        var sections: [String: [TransferRow]] = [:]
-        for (key, value) in members where !["format", "version", "schema", "exported_at"].contains(key) {
-            guard let rows = value.arrayValue else { throw DomainError.invalidField("document", "\(key) must be an array") }
-            sections[key] = try rows.enumerated().map { index, row in
-                guard case .object(let fields) = row else { throw DomainError.invalidField("document", "\(key)[\(index)] must be an object") }
-                return try fields.mapValues { value -> TransferCell in
-                    switch value {
-                    case .null: return .null
-                    case .string(let s): return .text(s)
-                    case .bool(let b): return .integer(b ? 1 : 0)
-                    case .number(let literal):
-                        guard let n = Int64(literal) else { throw DomainError.invalidField("document", "\(key)[\(index)]: \(literal) is not an integer") }
-                        return .integer(n)
-                    default: throw DomainError.invalidField("document", "\(key)[\(index)]: nested values are not allowed")
+    }
+
+    /// The first reading: the header, every section's place in the file, every row checked.
+    /// Syntax errors are reported first (the file is not JSON), then a missing or other format
+    /// or version, then the first row that is wrong.
+    static func check(_ file: ImportFile, _ start: TransferDocumentCheck) throws -> (Sections, TransferDocumentCheck) {
+        var check = start
+        var header: [String: JSONValue] = [:]
+        var offsets: [String: Int] = [:]
+        var problem: (any Error)?
+        try relabel(file) {
+            let reader = try JSONFileReader(try file.reader())
+            try reader.members { key in
+                guard header[key] == nil, offsets[key] == nil else {
+                    throw JSONParser.Failure(message: "duplicate key \"\(key)\"", offset: reader.offset)
+                }
+                if headerKeys.contains(key) {
+                    let (bytes, at) = try reader.value(maxBytes: maxHeaderValueBytes)
+                    header[key] = try JSONFileReader.parse(bytes, at: at)
+                    return
+                }
+                _ = try reader.peek()
+                offsets[key] = reader.offset
+                do {
+                    try check.section(key)
+                } catch {
+                    problem = problem ?? error
+                }
+                guard try reader.peek() == UInt8(ascii: "[") else {
+                    problem = problem ?? DomainError.invalidField("document", "\(key) must be an array")
+                    try reader.skip()
+                    return
+                }
+                try reader.elements(maxBytes: maxRowBytes) { index, bytes, at in
+                    let value = try JSONFileReader.parse(bytes, at: at)
+                    guard problem == nil else { return }
+                    do {
+                        try check.row(try row(value, section: key, index: index), section: key, index: index)
+                    } catch {
+                        problem = error
                     }
                 }
             }
+            try reader.expectEnd()
         }
-        return sections
+        guard header["format"]?.stringValue == format else {
+            throw DomainError.invalidField(file.field, "\(file.name) is not a savingsd export (\"format\": \"\(format)\" is missing)")
+        }
+        guard header["version"]?.intValue == version else {
+            throw DomainError.invalidField(file.field, "export version \(header["version"].map(JSONSerializer.serialize) ?? "?") is not supported (this build reads version \(version))")
+        }
+        if let problem { throw relabeled(problem, file) }
+        return (Sections(file: file, offsets: offsets), check)
+    }
+
+    static let headerKeys: Set<String> = ["format", "version", "schema", "exported_at"]
+
+    /// A row of a document as the store takes it: flat, numbers whole.
+    static func row(_ value: JSONValue, section: String, index: Int) throws -> TransferRow {
+        guard case .object(let fields) = value else { throw DomainError.invalidField("document", "\(section)[\(index)] must be an object") }
+        return try fields.mapValues { value -> TransferCell in
+            switch value {
+            case .null: return .null
+            case .string(let s): return .text(s)
+            case .bool(let b): return .integer(b ? 1 : 0)
+            case .number(let literal):
+                guard let n = Int64(literal) else {
+                    throw DomainError.invalidField("document", "\(section)[\(index)]: \(literal) is not a whole number (amounts are decimal strings)")
+                }
+                return .integer(n)
+            default: throw DomainError.invalidField("document", "\(section)[\(index)]: nested values are not allowed")
+            }
+        }
+    }
+
+    /// The document's sections where the first reading found them, read again row by row.
+    struct Sections: TransferSource {
+        let file: ImportFile
+        let offsets: [String: Int]
+
+        func forEachRow(in section: String, _ body: (Int, TransferRow) throws -> Void) throws {
+            guard let offset = offsets[section] else { return }
+            let reader = try JSONFileReader(try file.reader(), offset: offset)
+            try reader.elements(maxBytes: maxRowBytes) { index, bytes, at in
+                try body(index, try row(try JSONFileReader.parse(bytes, at: at), section: section, index: index))
+            }
+        }
+    }
+
+    /// Runs `body`, its problems said as the file's: a problem of the document (`document`) names
+    /// the field that brought it (`upload`, `path`); text that is not JSON says where.
+    static func relabel<T>(_ file: ImportFile, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw Self.relabeled(error, file)
+        }
+    }
+
+    static func relabel<T>(_ file: ImportFile, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw Self.relabeled(error, file)
+        }
+    }
+
+    static func relabeled(_ error: any Error, _ file: ImportFile) -> any Error {
+        switch error {
+        case let failure as JSONParser.Failure:
+            return DomainError.invalidField(file.field, "\(file.name) is not a JSON document: \(failure)")
+        case let long as JSONFileReader.ValueTooLong:
+            return DomainError.invalidField(file.field, "\(file.name) holds a row longer than \(long.limit) bytes (at byte \(long.offset))")
+        case let error as DomainError where error.details["field"] == "document":
+            let message = error.message.hasPrefix("document: ") ? String(error.message.dropFirst("document: ".count)) : error.message
+            // The field names an upload; a path is named as well.
+            return DomainError.invalidField(file.field, (file.field == "path" ? "\(file.name): " : "") + message)
+        case is DomainError, is any DomainErrorConvertible:
+            return error
+        default:
+            return DomainError(.storageError, "\(file.name) could not be read: \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// Runs `body` on a thread of its own, off the threads that serve requests.
+    static func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+}
+
+/// Turns taken one at a time, in the order asked.
+actor Turns {
+    private var taken = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        guard taken else {
+            taken = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { taken = false } else { waiting.removeFirst().resume() }
     }
 }
 

@@ -20,7 +20,8 @@ enum LegacyMethods {
                                schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
             let file = try await IncomingFile.take(params, call: call, method: "data.legacy_import", maxBytes: maxBytes, context: context)
             let data = try file.contents(maxBytes: maxBytes)
-            let document = try LegacyParser.parse(Array(data))
+            // A problem of the document is the field's that brought it: `upload` or `path`.
+            let document = try ExportDocument.relabel(file.importFile) { try LegacyParser.parse(Array(data), name: file.name, field: file.field) }
             let dryRun = params.bool("dry_run") ?? false
             var result: [String: JSONValue] = [:]
             if !dryRun, try await !database.isEmpty() {
@@ -28,8 +29,9 @@ enum LegacyMethods {
                                                                 now: context.clock.now())
                 result["backup"] = .string(backup.path)
             }
-            let (plan, outcome) = try await importDocument(document, fingerprint: StableHash.hex128(String(decoding: data, as: UTF8.self)),
-                                                           dryRun: dryRun, context: context)
+            let (plan, outcome) = try await ExportDocument.relabel(file.importFile) {
+                try await importDocument(document, fingerprint: StableHash.hex128(String(decoding: data, as: UTF8.self)), dryRun: dryRun, context: context)
+            }
             result["dry_run"] = .bool(dryRun)
             result["already_imported"] = .bool(outcome.alreadyImported)
             result["steps"] = .array(plan.steps.map { step in
@@ -125,17 +127,18 @@ enum LegacyMethods {
 
 /// Reads the legacy document, refusing anything malformed with the place and the reason.
 enum LegacyParser {
-    static func parse(_ bytes: [UInt8]) throws -> LegacyDocument {
+    /// `name` is how messages call the file, `field` the parameter that brought it (`path` or `upload`).
+    static func parse(_ bytes: [UInt8], name: String, field: String) throws -> LegacyDocument {
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes)
         } catch {
-            throw DomainError.invalidField("path", "not a JSON document: \(error)")
+            throw DomainError.invalidField(field, "\(name) is not a JSON document: \(error)")
         }
         guard root["format"]?.stringValue == "cryptosavings-legacy" else {
-            throw DomainError.invalidField("path", "not an export of the earlier app (\"format\": \"cryptosavings-legacy\" is missing)")
+            throw DomainError.invalidField(field, "\(name) is not an export of the earlier app (\"format\": \"cryptosavings-legacy\" is missing)")
         }
-        guard root["version"]?.intValue == 1 else { throw DomainError.invalidField("path", "legacy export version must be 1") }
+        guard root["version"]?.intValue == 1 else { throw DomainError.invalidField(field, "legacy export version must be 1") }
         var document = LegacyDocument()
         document.exportedAt = try root["exported_at"].flatMap { try optionalInstant($0, "exported_at") }
         document.goals = try items(root, "goals") { item, at in

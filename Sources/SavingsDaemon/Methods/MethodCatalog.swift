@@ -28,8 +28,16 @@ public enum MethodCatalog {
         // Goal checks value every goal: a burst of writes runs them once or twice, not once per
         // write, and a read right after a write does not share the CPU with them.
         let checks = Coalescer(after: .milliseconds(250)) { await goals.check() }
+        let throttle = LogThrottle(logger: logger)
         return RPCDispatcher(registry: registry(context: context, refresher: refresher, syncer: syncer, logger: logger),
                       maxBatch: context.liveConfig.current.maxBatch, onInternalError: { method, error in
+            // A client that goes away mid-answer (a download cut off) is not the daemon's failure.
+            guard !(error is ConnectionGone) else {
+                throttle.note("client gone", "\(method) cut short: the client went away") {
+                    "\($0) more answers cut short in the last 1 s: the client went away"
+                }
+                return
+            }
             logger.error("method failed: \(error)", metadata: ["method": "\(method)"])
         }, onWrite: { method in
             context.events.publish("data.changed", ["method": .string(method)])

@@ -22,8 +22,9 @@ public struct AccessPolicy: Sendable, Equatable {
     public var allowUIDs: Set<UInt32> = []
     public var allowGroups: [String] = []
     public var readOnlyGroups: [String] = []
-    /// Connections served at once; at this many the daemon stops accepting (the kernel's listen
-    /// backlog holds newcomers) and accepts again as connections close.
+    /// Connections served at once; at this many, newcomers are accepted one at a time and parked
+    /// until a connection closes, or one of a uid over its fair share is closed for a uid below
+    /// its own (`Admission`).
     public var maxConnections: Int = 64
     /// One uid's share of `maxConnections` (nil: half); its connections beyond it wait, parked
     /// unread, until one of its own closes.

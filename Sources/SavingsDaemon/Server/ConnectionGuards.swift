@@ -3,14 +3,36 @@ import NIOCore
 import Synchronization
 
 /// Whether a connection is busy (a request in flight, or subscribed to events): an idle
-/// timeout closes only connections that are neither.
+/// timeout closes only connections that are neither. The admission may close one that has no
+/// request in hand (an upload waiting for its next chunk still has), or is subscribed, to make
+/// room for another uid's; `settled` tells it when a connection becomes so.
 final class ConnectionActivity: Sendable {
-    private let state = Mutex((inFlight: 0, subscribed: false))
+    private let state = Mutex((inFlight: 0, requests: 0, subscribed: false))
+    private let settled: @Sendable () -> Void
+
+    init(settled: @escaping @Sendable () -> Void = {}) { self.settled = settled }
 
     func begin() { state.withLock { $0.inFlight += 1 } }
     func end() { state.withLock { $0.inFlight -= 1 } }
-    func subscribe() { state.withLock { $0.subscribed = true } }
+
+    /// A request is being handled (from its line read to its answer written).
+    func requestStarted() { state.withLock { $0.requests += 1 } }
+
+    func requestFinished() {
+        let none = state.withLock { state -> Bool in
+            state.requests -= 1
+            return state.requests == 0
+        }
+        if none { settled() }
+    }
+
+    func subscribe() {
+        state.withLock { $0.subscribed = true }
+        settled()
+    }
+
     var isIdle: Bool { state.withLock { $0.inFlight == 0 && !$0.subscribed } }
+    var isEvictable: Bool { state.withLock { $0.requests == 0 || $0.subscribed } }
 }
 
 /// Closes a connection that sent nothing for the idle timeout while idle, or whose peer stopped

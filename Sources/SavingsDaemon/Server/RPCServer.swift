@@ -50,6 +50,8 @@ struct RPCServer: Service {
     let notifier: SystemdNotifier
     let events: EventBus
     let logger: Logger
+    /// Lines about refused connections and the like, at most one a second of each kind.
+    let throttle: LogThrottle
     /// Called once the service runs (signal handling is in place): the moment to say READY=1.
     let onListening: @Sendable () async -> Void
 
@@ -62,6 +64,7 @@ struct RPCServer: Service {
         self.liveConfig = liveConfig
         self.notifier = notifier
         self.logger = logger
+        throttle = LogThrottle(logger: logger)
     }
 
     /// Binds the listening socket: the activated descriptor, or a fresh socket file (mode 0600).
@@ -95,7 +98,7 @@ struct RPCServer: Service {
                 let groups = Self.peerOption(channel, SO_PEERGROUPS) { (groups: PeerGroups) in groups.list }
                 return peer.and(groups).flatMapThrowing { peer, groups in
                     let config = liveConfig.current
-                    let activity = ConnectionActivity()
+                    let activity = ConnectionActivity { admission.reconsider(limits: Admission.Limits(liveConfig.current.access)) }
                     try channel.pipeline.syncOperations.addHandler(
                         IdleStateHandler(readTimeout: .seconds(Int64(config.access.idleTimeout))))
                     try channel.pipeline.syncOperations.addHandler(
@@ -200,13 +203,23 @@ struct RPCServer: Service {
             listener.admission.skipped(ticket: accepted.ticket, limits: limits)
             return .peer(peer, grant, nil)
         }
-        return .peer(peer, grant, listener.admission.enter(uid: peer.uid, ticket: accepted.ticket, limits: limits))
+        let channel = accepted.connection.channel
+        let activity = accepted.activity
+        let occupant = Admission.Occupant(uid: peer.uid, ticket: accepted.ticket, evictable: { activity.isEvictable }) { reason in
+            // Its last line says why; then it closes (its task ends, and its place is taken).
+            let error = RPCError(code: RPCError.domainErrorCode, message: reason, data: ["kind": "busy", "limit": .int(limits.total)])
+            let line = Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: error)))
+            channel.writeAndFlush(Outgoing.other(line)).whenComplete { _ in channel.close(promise: nil) }
+        }
+        return .peer(peer, grant, listener.admission.enter(uid: peer.uid, ticket: accepted.ticket, limits: limits, occupant: occupant))
     }
 
     /// Serves the connection once its turn comes, or refuses it; nothing is answered before.
     private func admit(_ accepted: Accepted, _ admitted: Admitted, id: UInt64) async {
         guard case .peer(let peer, let grant, let decision) = admitted else {
-            logger.notice("refused a connection: not allowed", metadata: ["peer": "\(accepted.peer.map(\.description) ?? "unknown")"])
+            throttle.note("not allowed", "refused a connection: not allowed", metadata: ["peer": "\(accepted.peer.map(\.description) ?? "unknown")"]) {
+                "refused \($0) more connections in the last 1 s: not allowed"
+            }
             await refuse(accepted.connection, RPCError(code: RPCError.domainErrorCode,
                                                        message: "permission denied: this user may not use savingsd (see [rpc] allow_uids, allow_groups)",
                                                        data: ["kind": "permission_denied"]))
@@ -218,7 +231,9 @@ struct RPCServer: Service {
                 break
             case .busy:
                 let limits = Admission.Limits(liveConfig.current.access)
-                logger.notice("refused a connection: too many waiting", metadata: ["parked": "\(limits.parked)"])
+                throttle.note("too many waiting", "refused a connection: too many waiting", metadata: ["parked": "\(limits.parked)"]) {
+                    "refused \($0) more connections in the last 1 s: too many waiting"
+                }
                 await refuse(accepted.connection, RPCError(
                     code: RPCError.domainErrorCode,
                     message: "too many connections waiting (\(limits.parked) beyond the \(limits.total) served); try again later",
@@ -231,7 +246,7 @@ struct RPCServer: Service {
         }
         defer {
             logger.debug("connection closed", metadata: ["connection": "\(id)"])
-            if decision != nil { listener.admission.left(uid: peer.uid, limits: Admission.Limits(liveConfig.current.access)) }
+            if decision != nil { listener.admission.left(uid: peer.uid, ticket: accepted.ticket, limits: Admission.Limits(liveConfig.current.access)) }
         }
         accepted.gate.open()
         await serve(accepted.connection, id: id, activity: accepted.activity, mayWrite: grant == .full,
@@ -295,16 +310,30 @@ struct RPCServer: Service {
                             return nil
                         }
                     }
-                    context.send = { line in try await outbound.write(.other(Self.line(line))) }
+                    context.send = { line in
+                        do {
+                            try await outbound.write(.other(Self.line(line)))
+                        } catch {
+                            // The client went away (or was closed for not reading): not the daemon's fault.
+                            throw ConnectionGone()
+                        }
+                    }
                     context.endConnection = { ending.set() }
                     do {
                         while let frame = try await lines.next() {
                             activity.begin()
+                            activity.requestStarted()
                             let response = await dispatcher.handle(line: Array(frame.readableBytesView), context: context)
                             activity.end()
                             requests.increment()
                             // Every line forwarded gets one `.response`, even without an answer.
-                            try await outbound.write(.response(response.map(Self.line)))
+                            do {
+                                try await outbound.write(.response(response.map(Self.line)))
+                            } catch {
+                                activity.requestFinished()
+                                throw error
+                            }
+                            activity.requestFinished()
                             // An upload that failed half-way: the rest of its chunks may still be
                             // coming, so the connection cannot go on.
                             if ending.isSet {
@@ -325,7 +354,9 @@ struct RPCServer: Service {
                         }
                     } catch where error is ByteToMessageDecoderError.PayloadTooLargeError || error is LineTooLong {
                         let limit = liveConfig.current.maxLineBytes
-                        logger.notice("closing connection: request line too large", metadata: ["connection": "\(id)"])
+                        throttle.note("line too large", "closing connection: request line too large", metadata: ["connection": "\(id)"]) {
+                            "closed \($0) more connections in the last 1 s: request line too large"
+                        }
                         let error = RPCError(code: RPCError.domainErrorCode, message: "request line exceeds the limit of \(limit) bytes",
                                              data: ["kind": "too_large", "limit": .int(limit)])
                         try? await outbound.write(.other(Self.line(JSONSerializer.bytes(RPCResponse.failure(id: .null, error: error)))))
@@ -363,6 +394,12 @@ enum Outgoing: Sendable {
 
 /// A request line longer than `max_line_bytes`.
 struct LineTooLong: Error {}
+
+/// A request could not send what it had for its client: the connection is closed (the client
+/// went away mid-download, or was closed for not reading).
+struct ConnectionGone: Error, CustomStringConvertible {
+    var description: String { "the connection closed before the answer was complete" }
+}
 
 /// A pending `events.subscribe` of one connection, set by the handler, taken by the server.
 final class SubscriptionRequest: Sendable {
