@@ -36,11 +36,16 @@ public enum Hints {
         case "insufficient_balance"?:
             let available = error.data?["available"]?.stringValue.map { " (available: \($0))" } ?? ""
             return "record the deposit first (savingsctl tx add ASSET AMOUNT) or use less\(available)"
-        case "conflict"?: return method == "data.demo" ? nil : "pick another name, or change the existing one (savingsctl goal edit / asset edit)"
+        case "conflict"? where method == "data.demo": return nil
+        case "conflict"? where method == "data.import": return "import into an empty database, or replace its data with --replace (a backup is made first)"
+        case "conflict"?: return "pick another name, or change the existing one (savingsctl goal edit / asset edit)"
         case "plan_locked"?: return "the month is executing or closed; return it to draft with: savingsctl month undo-start (within the undo window)"
         case "invalid_state"?: return "see where the month stands with: savingsctl month status"
         case "undo_expired"?: return "the undo window has passed; make the opposite change instead"
         case "rate_unavailable"?: return "set a rate with: savingsctl rates set BASE QUOTE RATE, or fetch them with: savingsctl call rates.refresh"
+        case "permission_denied"? where error.data?["field"] != nil:
+            // A path on the daemon's side, named by a user other than the daemon's own.
+            return "let savingsctl send and receive the file with your own permissions (savingsctl tx import, import, export, backup take your own paths)"
         case "permission_denied"?: return "ask the daemon's owner to allow your user or group (rpc.allow_uids / rpc.allow_groups)"
         case "read_only"?: return "your group may only read; ask the daemon's owner for write access (rpc.allow_groups)"
         case "too_large"? where ["tx.import", "data.import", "data.legacy_import"].contains(method):

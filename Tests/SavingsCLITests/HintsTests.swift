@@ -24,5 +24,8 @@ import Testing
         #expect(Hints.hint(for: Self.domain("not_found"), method: "month.progress")!.contains("savingsctl month start"))
         #expect(Hints.hint(for: Self.domain("insufficient_balance", ["available": "6300"]), method: "allocation.set")!.contains("available: 6300"))
         #expect(Hints.hint(for: Self.domain("invalid_field", ["field": "deadline"]), method: "goal.create")!.contains("'deadline'"))
+        #expect(Hints.hint(for: Self.domain("conflict"), method: "data.import")!.contains("--replace"))
+        #expect(Hints.hint(for: Self.domain("permission_denied", ["field": "path"]), method: "tx.import")!.contains("let savingsctl send"))
+        #expect(Hints.hint(for: Self.domain("permission_denied"), method: "goal.list")!.contains("rpc.allow_uids"))
     }
 }

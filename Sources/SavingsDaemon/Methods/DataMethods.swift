@@ -105,6 +105,8 @@ enum DataMethods {
                      ParamSpec.progress],
             result: ResultSpec("import", "{\"counts\", \"backup\"?}", schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
             let replace = params.bool("replace") ?? false
+            // Who may name a path is settled first: a refusal for it tells nothing of the database.
+            if params.has("path") { try requireOwnUser(call, field: "path") }
             // Refused before anything is sent: a database holding data, without replace.
             if !replace, try await !database.isEmpty() { throw SavingsDatabase.notEmpty }
             let file = try await IncomingFile.take(params, call: call, method: "data.import", maxBytes: maxImportBytes, context: context)

@@ -6,7 +6,10 @@ import SavingsStore
 
 /// `data.legacy_import`: the earlier app's export, through SPEC section 8's steps.
 enum LegacyMethods {
-    static let maxBytes = 256 << 20
+    /// Largest export of the earlier app read. Its document is read whole into a tree (about
+    /// 25 times its size at worst), so the bound is kept near what the app wrote: a few
+    /// megabytes for years of data.
+    static let maxBytes = 16 << 20
 
     static func register(into registry: inout MethodRegistry, context: DaemonContext, logger: Logger) {
         let database = context.database
@@ -21,7 +24,11 @@ enum LegacyMethods {
             let file = try await IncomingFile.take(params, call: call, method: "data.legacy_import", maxBytes: maxBytes, context: context)
             let data = try file.contents(maxBytes: maxBytes)
             // A problem of the document is the field's that brought it: `upload` or `path`.
-            let document = try ExportDocument.relabel(file.importFile) { try LegacyParser.parse(Array(data), name: file.name, field: file.field) }
+            let (name, field, importFile) = (file.name, file.field, file.importFile)
+            // Parsed off the serving pool: the tree is the document's to size.
+            let document = try await OffPool.run {
+                try ExportDocument.relabel(importFile) { try LegacyParser.parse(Array(data), name: name, field: field) }
+            }
             let dryRun = params.bool("dry_run") ?? false
             var result: [String: JSONValue] = [:]
             if !dryRun, try await !database.isEmpty() {
