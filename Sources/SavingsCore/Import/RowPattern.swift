@@ -463,21 +463,25 @@ private struct Simulation {
         let code = program.programs[number]
         var current = SparseSet(capacity: code.count)
         var next = SparseSet(capacity: code.count)
+        // One stack for every walk of this run's instructions (a look-ahead's run has its own).
+        var stack: [Int] = []
+        stack.reserveCapacity(code.count)
         var position = start
-        if try add(0, code: code, at: position, to: &current) { return true }
+        if try add(0, code: code, at: position, to: &current, stack: &stack) { return true }
         while position < text.count {
             let scalar = Folding.fold(text[position])
             let original = text[position]
             next.clear()
-            for pc in current.members {
+            for slot in 0..<current.count {
+                let pc = current[slot]
                 steps += 1
                 switch code[pc] {
                 case .scalar(let wanted):
-                    if wanted == scalar, try add(pc + 1, code: code, at: position + 1, to: &next) { return true }
+                    if wanted == scalar, try add(pc + 1, code: code, at: position + 1, to: &next, stack: &stack) { return true }
                 case .any:
-                    if original != "\n", original != "\r", try add(pc + 1, code: code, at: position + 1, to: &next) { return true }
+                    if original != "\n", original != "\r", try add(pc + 1, code: code, at: position + 1, to: &next, stack: &stack) { return true }
                 case .set(let index):
-                    if program.sets[index].contains(original), try add(pc + 1, code: code, at: position + 1, to: &next) { return true }
+                    if program.sets[index].contains(original), try add(pc + 1, code: code, at: position + 1, to: &next, stack: &stack) { return true }
                 default:
                     break
                 }
@@ -485,7 +489,7 @@ private struct Simulation {
             guard steps <= RowPattern.maxSteps else { throw RowPattern.StepLimit() }
             position += 1
             swap(&current, &next)
-            if !anchored, try add(0, code: code, at: position, to: &current) { return true }
+            if !anchored, try add(0, code: code, at: position, to: &current, stack: &stack) { return true }
             if anchored, current.members.isEmpty { return false }
             if !anchored, current.members.isEmpty, position >= text.count { break }
         }
@@ -493,8 +497,9 @@ private struct Simulation {
     }
 
     /// Adds `pc` and what it leads to without reading a character; true when that reaches `match`.
-    mutating func add(_ pc: Int, code: [Instruction], at position: Int, to set: inout SparseSet) throws -> Bool {
-        var stack = [pc]
+    mutating func add(_ pc: Int, code: [Instruction], at position: Int, to set: inout SparseSet, stack: inout [Int]) throws -> Bool {
+        stack.removeAll(keepingCapacity: true)
+        stack.append(pc)
         while let pc = stack.popLast() {
             guard set.insert(pc) else { continue }
             steps += 1
@@ -541,6 +546,8 @@ private struct SparseSet {
     }
 
     var members: ArraySlice<Int> { dense[..<count] }
+
+    subscript(_ index: Int) -> Int { dense[index] }
 
     mutating func insert(_ value: Int) -> Bool {
         let slot = sparse[value]
