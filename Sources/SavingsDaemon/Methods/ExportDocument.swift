@@ -6,7 +6,7 @@ import SavingsStore
 
 /// The `savingsd-export` document: `{"format", "version", "schema", "exported_at", <sections>}`,
 /// each section an array of rows whose values are exactly the stored text.
-enum ExportDocument {
+package enum ExportDocument {
     static let format = "savingsd-export"
     static let version = 1
 
@@ -15,7 +15,7 @@ enum ExportDocument {
          "exported_at": Wire.timestamp(now)]
     }
 
-    static func json(_ row: TransferRow) -> JSONValue {
+    package static func json(_ row: TransferRow) -> JSONValue {
         .object(row.mapValues { cell in
             switch cell {
             case .null: .null
@@ -27,7 +27,7 @@ enum ExportDocument {
 
     /// Reads and checks a document; every problem names where it is. `name` is how messages
     /// call the file, `field` the parameter that brought it (`path` or `upload`).
-    static func read(_ data: Data, name: String, field: String) throws -> [String: [TransferRow]] {
+    package static func read(_ data: Data, name: String, field: String) throws -> [String: [TransferRow]] {
         let document: JSONValue
         do {
             document = try JSONParser.parse(Array(data))
