@@ -14,7 +14,12 @@ enum CSVTarget {
     static let choices: [(name: String, rules: ImportRules?)] = {
         var choices: [(name: String, rules: ImportRules?)] = [("plain", nil)]
         do {
-            for name in ImportPresets.names { choices.append((name, try ImportPresets.rules(name))) }
+            for name in ImportPresets.names {
+                // As `--map CODE=NAME` gives them: the codes of the sample files, one left unmapped.
+                var rules = try ImportPresets.rules(name)
+                for code in ["BTC", "ETH", "USDT", "ZEUR", "XXBT", "EUR"] { rules?.assets[code] = "Asset \(code)" }
+                choices.append((name, rules))
+            }
             for (name, text) in FixedRules.texts { choices.append((name, try ImportRules(toml: text, name: name))) }
         } catch {
             fatalError("savings-fuzz: a fixed rules file is refused: \(error)")
@@ -37,16 +42,24 @@ enum CSVTarget {
             FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         }
         var derived = Set<String>()
+        var rows = 0, problems = 0
         do {
             try ImportReader.rows(importFile, rules: choice.rules, now: now, timeZone: timeZone, directory: NSTemporaryDirectory()) { row, key in
+                if case .failure(let problem) = row {
+                    problems += 1
+                    trace("  line \(problem.line): \(problem.reason)")
+                }
                 guard case .success(.row(let read, _, _, _)) = row else { return }
+                rows += 1
                 guard let key else { finding("line \(read.line): a good row without a key") }
                 if read.externalID == nil, !derived.insert(key).inserted {
                     finding("line \(read.line): the content key \(key) of a row without an external_id is another row's too")
                 }
             }
+            trace("csv \(choice.name): \(rows) rows, \(problems) problems")
         } catch {
             // The file refused as a whole (a field too long, rules that do not fit it).
+            trace("csv \(choice.name): refused: \(error)")
         }
     }
 }

@@ -10,7 +10,14 @@ enum ExportTarget {
     static let target = FuzzTarget("export", run: run)
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        guard let sections = try? ExportDocument.read(Data(input), name: "the upload", field: "upload") else { return }
+        let sections: [String: [TransferRow]]
+        do {
+            sections = try ExportDocument.read(Data(input), name: "the upload", field: "upload")
+        } catch {
+            trace("export: \(error)")
+            return
+        }
+        trace("export: \(sections.map { "\($0.key): \($0.value.count)" }.sorted())")
         var document: [String: JSONValue] = ["format": "savingsd-export", "version": 1]
         for (name, rows) in sections { document[name] = .array(rows.map(ExportDocument.json)) }
         let written = Data(JSONSerializer.bytes(.object(document)))

@@ -8,6 +8,11 @@ enum RulesTarget {
     static func run(_ input: UnsafeRawBufferPointer) {
         // A rules file that is not UTF-8 is refused before it is parsed.
         guard let text = String(validating: input, as: UTF8.self) else { return }
-        _ = try? ImportRules(toml: text, name: "fuzz.toml")
+        do {
+            _ = try ImportRules(toml: text, name: "fuzz.toml")
+            trace("rules: read")
+        } catch {
+            trace("rules: \(error)")
+        }
     }
 }

@@ -62,3 +62,11 @@ private final class Box<T>: @unchecked Sendable {
 func finding(_ message: String) -> Never {
     fatalError("savings-fuzz finding: \(message)")
 }
+
+/// With SAVINGS_FUZZ_TRACE=1, what each input came to (on standard error): to check what
+/// seeds reach (`savings-fuzz csv Fuzz/corpus/csv/plain`).
+let tracing = ProcessInfo.processInfo.environment["SAVINGS_FUZZ_TRACE"] == "1"
+
+func trace(_ message: @autoclosure () -> String) {
+    if tracing { FileHandle.standardError.write(Data((message() + "\n").utf8)) }
+}

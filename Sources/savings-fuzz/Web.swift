@@ -37,9 +37,13 @@ enum WebTarget {
     static let securityHeaders = WebAccess.securityHeaders.map { HTTPField.Name($0.0)! }
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        guard let request = parse(input) else { return }
+        guard let request = parse(input) else {
+            trace("web: not a request")
+            return
+        }
         // Thrown: an error the server answers itself (404 for no route, 413, ...).
         guard let (head, body) = blocking({ await respond(request) }) else { return }
+        trace("web: \(request.method) \(request.uri) -> \(head.status.code) \(head.headerFields[.location] ?? "")")
         let headers = head.headerFields
         // Every answer of the guarded routes carries the security headers (the router's own
         // empty 404 for a path no route has does not pass the guard).
