@@ -16,8 +16,8 @@ extension ImportRules {
         if let line = TOMLNesting.firstLine(deeperThan: TOMLNesting.maxDepth, in: text) {
             throw DomainError.invalidField("rules", "\(name), line \(line): nested deeper than \(TOMLNesting.maxDepth) levels (tables, dotted keys, arrays)")
         }
-        if let line = TOMLTableHeaders.firstUnreadableLine(in: text) {
-            throw DomainError.invalidField("rules", "\(name), line \(line): a table header must begin with a key ([name] or [[name]])")
+        if let trap = TOMLParserTraps.first(in: text) {
+            throw DomainError.invalidField("rules", "\(name), line \(trap.line): \(trap.reason)")
         }
         let table: TOMLTable
         do {
