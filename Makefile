@@ -44,8 +44,9 @@ run: build
 	echo ""
 	$(BIN)/savingsd
 
-## Build everything and run every test (unit and integration), then the benchmark smoke run, the
-## install check and, as root, the system units under the machine's systemd in a namespace.
+## Build everything and run every test (unit and integration), the fuzz corpus replayed, then the
+## benchmark smoke run, the install check and, as root, the system units under the machine's
+## systemd in a namespace.
 test: deps pip-deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
