@@ -33,6 +33,18 @@ import Testing
         }
     }
 
+    /// toml++'s value scan assumed more after a date, a space and a digit (minimized by libFuzzer
+    /// from a mutated rules file to `p=1979-05-2= 1`).
+    @Test func datesFollowedByASpaceAndOneDigitAreRefused() throws {
+        for text in ["p=1979-05-2= 1\n", "a = 1979-05-27 1\n", "a = [1979-05-27 1]", "a = 1_979-05-27 7,"] {
+            let message = try Self.refusal(text)
+            #expect(message.contains("r.toml, line 1: a date's time must have two-digit hours"), "\(message)")
+        }
+        for text in ["a = 1979-05-27 07:32:00\n", "a = 1979-05-27 12\n", "a = [1979-05-27, 1]", "a = 1979-05-27 # 1"] {
+            #expect(TOMLParserTraps.first(in: text) == nil, "\(text)")
+        }
+    }
+
     /// toml++'s parse_array handed a `}` to parse_value, which assumed a value (first found in
     /// `a = { b = { c = { d = [}` at the top of a mutated rules file).
     @Test func closingBracesWhereAnArrayExpectsAValueAreRefused() throws {

@@ -11,6 +11,9 @@
 /// - a date followed by `T` (or `t`) and not by the time's first digit (`1979-05-27T:00`). Valid
 ///   TOML has this only as a bare key shaped like a date and a word (`2024-01-01t-x = …`), which
 ///   no rules file names.
+/// - a value shaped like a date (ten characters, not counting `_`, with `-` fifth and eighth)
+///   followed by a space and a single digit (`1979-05-27 1`): toml++ then looks further for a
+///   time and assumes more follows. A time after a space has two digits, so no valid TOML has one.
 /// - a `}` where an array expects a value: after its `[` or a `,` (blanks, line breaks and
 ///   comments between), as in `x = [}` or `x = [1,}`. No valid TOML has one.
 ///
@@ -69,8 +72,9 @@ public enum TOMLParserTraps {
                 valueDue = open.last == UInt8(ascii: "[")
                 lineStart = false
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if index == 0 || !isBare(bytes[index - 1]), dateWithoutTime(bytes, at: index) {
-                    return (line, "a date's time must follow its T (1979-05-27T07:32:00)")
+                if index == 0 || !isBare(bytes[index - 1]) {
+                    if dateWithoutTime(bytes, at: index) { return (line, "a date's time must follow its T (1979-05-27T07:32:00)") }
+                    if dateThenOneDigit(bytes, at: index) { return (line, "a date's time must have two-digit hours (1979-05-27 07:32:00)") }
                 }
                 valueDue = false
                 lineStart = false
@@ -96,6 +100,29 @@ public enum TOMLParserTraps {
             }
         }
         return !isDigit(bytes[index + shape.count])
+    }
+
+    /// Ten characters up to a space or the end of the value (`_` not counted), `-` the fifth and
+    /// eighth, then a space, one digit and no other.
+    private static func dateThenOneDigit(_ bytes: [UInt8], at index: Int) -> Bool {
+        var shape: [UInt8] = []
+        var next = index
+        while next < bytes.count, !ends(bytes[next]), shape.count <= 10 {
+            if bytes[next] != UInt8(ascii: "_") { shape.append(bytes[next]) }
+            next += 1
+        }
+        guard shape.count == 10, shape[4] == UInt8(ascii: "-"), shape[7] == UInt8(ascii: "-"), next + 2 < bytes.count else { return false }
+        return bytes[next] == UInt8(ascii: " ") && isDigit(bytes[next + 1]) && !isDigit(bytes[next + 2])
+    }
+
+    /// Ends a value as toml++ sees it: blanks, line breaks, `]`, `}`, `,`, `#` (and, to be safe, any non-ASCII byte).
+    private static func ends(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), 0x0A, 0x0B, 0x0C, 0x0D, UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: "#"):
+            true
+        default:
+            byte >= 0x80
+        }
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
