@@ -16,6 +16,8 @@ import Testing
         let texts: [(String, Int)] = [
             ("[\u{01}]", 1), ("[!]", 1), ("[[#]]", 1), ("[ .]", 1), ("[\n]", 1), ("[[\t\u{7F}]]", 1), ("[é]", 1),
             ("separator = \";\"\n[columns]\ndate = 1\n\t[ =]\n", 4), ("# [!]\nx = \"a\"\n  [[{]]\n", 3),
+            // After a byte order mark, which toml++ skips (minimized by libFuzzer from a later run).
+            ("\u{FEFF}[{", 1),
         ]
         for (text, line) in texts {
             let message = try Self.refusal(text)

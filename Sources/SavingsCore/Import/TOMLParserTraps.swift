@@ -29,7 +29,8 @@ public enum TOMLParserTraps {
         var lineStart = true
         /// Whether an array expects a value here (after its `[` or a `,`).
         var valueDue = false
-        var index = 0
+        // toml++ skips a UTF-8 byte order mark: the first line starts after it.
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
