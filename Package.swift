@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "savings-web", targets: ["savings-web"]),
         .executable(name: "savings-bench", targets: ["savings-bench"]),
         .executable(name: "bench-echo", targets: ["bench-echo"]),
+        .executable(name: "savings-fuzz", targets: ["savings-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -98,6 +99,18 @@ let package = Package(
                 // The loopback block explorer of the chain-sync figures.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+        // Fuzz targets over what comes from outside (make fuzz: libFuzzer; built plainly it replays the corpus, make test).
+        .executableTarget(
+            name: "savings-fuzz",
+            dependencies: [
+                "SavingsCore", "SavingsRPC", "SavingsStore", "SavingsDaemon", "SavingsWeb",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The baseline line server the benchmarks compare savingsd's round trips with.

@@ -1,26 +1,31 @@
 #!/bin/sh
-# Builds the libFuzzer target over the request decoder and parameter validation:
-#   make fuzz FUZZ_SECONDS=3600
-# runs it (new inputs collect in .build/fuzz/corpus, crashes in .build/fuzz/; Fuzz/corpus holds
-# the committed seeds; leak reports at exit are the runtime's global metadata, hence
-# ASAN_OPTIONS=detect_leaks=0).
+# Builds savings-fuzz for libFuzzer into .build/fuzz (a scratch path of its own, so the normal
+# debug build is left alone) and prints the binary's path. `make fuzz` runs every target.
+#
+# Why not `swift build --sanitize=fuzzer`: the driver then links libFuzzer's whole runtime with
+# --whole-archive, its `main` (FuzzerMain.o) included, which clashes with the executable's own
+# main ("multiple definition of 'main'"). savings-fuzz has its own main (it picks the target by
+# its first argument, and replays files when built plainly) and calls libFuzzer's
+# LLVMFuzzerRunDriver, so:
+#   - Swift code gets libFuzzer's instrumentation from the frontend alone
+#     (-Xfrontend -sanitize=fuzzer,address: coverage counters, comparisons traced; the frontend
+#     keeps only its last -sanitize, hence address named again) and AddressSanitizer from
+#     --sanitize=address (compile and link);
+#   - C and C++ code (toml++ under TOMLKit, BoringSSL under swift-crypto) gets coverage from
+#     -fsanitize=fuzzer-no-link;
+#   - the link takes libclang_rt.fuzzer_no_main (the runtime without main) whole, and libc++'s
+#     stand-in libstdc++ that it needs.
+# Release (-O) for throughput; every module of the product is instrumented, dependencies included.
 set -eu
 cd "$(dirname "$0")/.."
-out=.build/fuzz
-mkdir -p "$out"
-flags="-sanitize=fuzzer,address -parse-as-library -Onone"
-# Core over swift-crypto (on-chain addresses and keys) as SwiftPM builds it, uninstrumented:
-# its module, and the objects of it and the C libraries under it. Not the rules files over
-# TOMLKit, which requests never reach.
-swift build --target Crypto
-debug=$(swift build --show-bin-path)
-crypto=$(find "$debug/Crypto.build" "$debug/CryptoBoringWrapper.build" "$debug/CCryptoBoringSSL.build" \
-    "$debug/CCryptoBoringSSLShims.build" "$debug/CXKCP.build" "$debug/CXKCPShims.build" -name '*.o')
-core=$(ls Sources/SavingsCore/*.swift Sources/SavingsCore/*/*.swift | grep -v '+TOML')
-swiftc $flags -module-name SavingsCore -I "$debug/Modules" -emit-module -emit-module-path "$out/SavingsCore.swiftmodule" \
-    -wmo -emit-object -o "$out/SavingsCore.o" $core
-swiftc $flags -module-name SavingsRPC -I "$out" -I "$debug/Modules" -emit-module -emit-module-path "$out/SavingsRPC.swiftmodule" \
-    -wmo -emit-object -o "$out/SavingsRPC.o" Sources/SavingsRPC/*.swift
-swiftc $flags -I "$out" -I "$debug/Modules" -module-name FuzzRequests Fuzz/RequestDecoder.swift "$out/SavingsCore.o" "$out/SavingsRPC.o" \
-    $crypto -o "$out/fuzz-requests"
-echo "$out/fuzz-requests"
+SWIFT=${SWIFT:-swift}
+scratch=.build/fuzz
+toolchain=$(dirname "$(readlink -f "$(command -v swiftc)")")
+runtime="$("$toolchain/clang" -print-resource-dir)/lib/linux/libclang_rt.fuzzer_no_main-$(uname -m).a"
+[ -f "$runtime" ] || { echo "libFuzzer's runtime is not in this toolchain: $runtime" >&2; exit 1; }
+$SWIFT build -c release --scratch-path "$scratch" --product savings-fuzz \
+    --sanitize=address \
+    -Xswiftc -DFUZZING -Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer,address \
+    -Xcc -fsanitize=fuzzer-no-link -Xcxx -fsanitize=fuzzer-no-link \
+    -Xlinker --whole-archive -Xlinker "$runtime" -Xlinker --no-whole-archive -Xlinker -lstdc++ >&2
+echo "$($SWIFT build -c release --scratch-path "$scratch" --show-bin-path)/savings-fuzz"

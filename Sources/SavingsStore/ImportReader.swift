@@ -12,7 +12,7 @@ import SavingsCore
 /// problems in place, a failure of the file itself (it cannot be read, a field too long) after
 /// every row before it. When `body` throws, the reading stops and is waited for before the
 /// error goes on, so nothing of the import outlives it.
-enum ImportReader {
+package enum ImportReader {
     /// A row read, and for a good one its key.
     typealias Read = (row: Result<ImportRow, CSVImportResult.Problem>, key: ImportChunk.Key?)
 
@@ -60,6 +60,20 @@ enum ImportReader {
             try batch.withUnsafeBufferPointer { rows in
                 for index in rows.indices { try body(rows[index]) }
             }
+        }
+    }
+}
+
+extension ImportReader {
+    /// The rows of `file` as `tx.import` reads them before it stores any, in file order, each
+    /// good one with the external_id it is stored under (the file's own, or its content key
+    /// numbered among identical rows). No database: the fuzz target `csv` reads through this.
+    package static func rows(_ file: ImportFile, rules: ImportRules?, now: Date, timeZone: TimeZone, directory: String,
+                             _ body: (_ row: Result<ImportRow, CSVImportResult.Problem>, _ key: String?) throws -> Void) throws {
+        try forEach(CSVFileRows(file: file, rules: rules, now: now, timeZone: timeZone), directory: directory) { read in
+            var key: String?
+            if let given = read.key, case .success(.row(let row, _, _, _)) = read.row { key = ImportChunk.Entry(row: row, key: given).key }
+            try body(read.row, key)
         }
     }
 }

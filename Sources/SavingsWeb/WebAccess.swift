@@ -41,7 +41,8 @@ public struct WebAccess: Sendable {
         self.init(host: host, port: port, token: Self.secret(), session: Self.secret(), csrf: Self.secret())
     }
 
-    init(host: String, port: Int, token: String, session: String, csrf: String) {
+    /// The access with the secrets given (tests, and the fuzz target `web`, whose inputs carry them).
+    package init(host: String, port: Int, token: String, session: String, csrf: String) {
         self.token = token
         self.session = session
         self.csrf = csrf

@@ -52,19 +52,8 @@ public enum WebServer {
     /// it), when the server listens.
     public static func run(host: String, port: Int, daemon: DaemonLink, logger: Logger,
                            ready: @escaping @Sendable (String) -> Void) async throws {
-        let pages = try Pages()
         let state = AccessBox()
-        let router = Router()
-        router.add(middleware: Guard(state: state, pages: pages))
-        Screens(daemon: daemon, pages: pages, state: state).add(to: router)
-        router.get("/static/style.css") { _, _ in asset(Assets.style, type: "text/css; charset=utf-8") }
-        router.get("/static/live.js") { _, _ in asset(Assets.live, type: "text/javascript; charset=utf-8") }
-        let streams = EventStreams()
-        router.get("/events") { request, _ in
-            // The guard let it in: it holds the session's cookie.
-            let session = WebAccess.cookie(WebAccess.cookieName, in: request.headers[.cookie]) ?? ""
-            return events(daemon, streams: streams, session: session, logger: logger)
-        }
+        let router = try routes(daemon: daemon, state: state, logger: logger)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
@@ -76,6 +65,31 @@ public enum WebServer {
             },
             logger: logger)
         try await app.runService()
+    }
+
+    /// Every route, behind the guard that applies `state`'s access.
+    static func routes(daemon: DaemonLink, state: AccessBox, logger: Logger) throws -> Router<BasicRequestContext> {
+        let pages = try Pages()
+        let router = Router()
+        router.add(middleware: Guard(state: state, pages: pages))
+        Screens(daemon: daemon, pages: pages, state: state).add(to: router)
+        router.get("/static/style.css") { _, _ in asset(Assets.style, type: "text/css; charset=utf-8") }
+        router.get("/static/live.js") { _, _ in asset(Assets.live, type: "text/javascript; charset=utf-8") }
+        let streams = EventStreams()
+        router.get("/events") { request, _ in
+            // The guard let it in: it holds the session's cookie.
+            let session = WebAccess.cookie(WebAccess.cookieName, in: request.headers[.cookie]) ?? ""
+            return events(daemon, streams: streams, session: session, logger: logger)
+        }
+        return router
+    }
+
+    /// What `run` answers requests with once it listens with `access`, without a socket: the
+    /// fuzz target `web` drives it.
+    package static func responder(daemon: DaemonLink, access: WebAccess, logger: Logger) throws -> RouterResponder<BasicRequestContext> {
+        let state = AccessBox()
+        state.access = access
+        return try routes(daemon: daemon, state: state, logger: logger).buildResponder()
     }
 
     /// A page saying why the daemon gave no answer: 403 for a read-only member, 404 for what

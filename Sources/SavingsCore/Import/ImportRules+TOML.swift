@@ -16,6 +16,9 @@ extension ImportRules {
         if let line = TOMLNesting.firstLine(deeperThan: TOMLNesting.maxDepth, in: text) {
             throw DomainError.invalidField("rules", "\(name), line \(line): nested deeper than \(TOMLNesting.maxDepth) levels (tables, dotted keys, arrays)")
         }
+        if let trap = TOMLParserTraps.first(in: text) {
+            throw DomainError.invalidField("rules", "\(name), line \(trap.line): \(trap.reason)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

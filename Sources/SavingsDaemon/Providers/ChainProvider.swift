@@ -179,3 +179,39 @@ enum ChainJSON {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
 }
+
+/// What one sync reads from a block explorer, without a socket: the fuzz targets `blockbook`
+/// and `esplora` drive the sessions through this with answers of their own.
+package enum ChainAnswers {
+    /// What was read: the listing, and each page of the walk with its transactions.
+    package struct Read: Sendable {
+        package var txids: [String] = []
+        package var unconfirmed: Set<String> = []
+        package var balance: Decimal = 0
+        package var height: Int?
+        package var pages: [(page: Int, pages: Int, total: Int, transactions: [ChainTransaction])] = []
+    }
+
+    /// `provider`'s (`blockbook`, `esplora`) session for `target` at `base`, its answers given by
+    /// `answers` (a function of the URL): the listing, then the details from the first page with
+    /// pages read ahead, as a sync that stores nothing yet reads them. Throws what the session
+    /// throws (the provider's failure).
+    package static func read(provider: String, base: String, target: WatchTarget, maxTransactions: Int,
+                             answers: @escaping @Sendable (String) async throws -> [UInt8]) async throws -> Read {
+        guard let kind = ChainProviderConfig.Kind(rawValue: provider) else { throw ProviderFailure("no provider '\(provider)'") }
+        let session = ChainProviderConfig(kind: kind, url: base).session(target, http: ProviderHTTP(answers: answers), maxTransactions: maxTransactions)
+        let listing = try await session.listing(stored: [])
+        let pages = PageBox()
+        try await session.details(from: 1, readAhead: true) { page in
+            pages.add((page.page, page.pages, page.total, page.transactions))
+            return true
+        }
+        return Read(txids: listing.txids, unconfirmed: listing.unconfirmed, balance: listing.balance, height: listing.height, pages: pages.pages)
+    }
+
+    /// The pages handed to a `@Sendable` body, one after another.
+    private final class PageBox: @unchecked Sendable {
+        var pages: [(page: Int, pages: Int, total: Int, transactions: [ChainTransaction])] = []
+        func add(_ page: (page: Int, pages: Int, total: Int, transactions: [ChainTransaction])) { pages.append(page) }
+    }
+}

@@ -1,0 +1,65 @@
+import SavingsCore
+import SavingsRPC
+
+/// `requests`: lines as the socket server hands them to the dispatcher (the input split at its
+/// newlines, as the server frames them). The request decoder and parameter validation of every
+/// parameter type; the immediate path (`handleImmediately`, which reads the line's bytes in
+/// place) must answer exactly as the full path does, and whatever validates must serialize to
+/// JSON that parses again.
+enum RequestsTarget {
+    static let target = FuzzTarget("requests", prepare: { _ = dispatcher }, run: run)
+
+    /// One method per parameter type, with bounds, so validation of each kind is exercised; an
+    /// immediate method like `daemon.ping`; `help` and `rpc.discover`.
+    static let registry: MethodRegistry = {
+        var registry = MethodRegistry()
+        let spec = MethodSpec(
+            "fuzz.all", summary: "every parameter type",
+            params: [
+                .required("name", .string, "a string"), .optional("count", .integer(min: 1, max: 1000), "bounded"),
+                .optional("flag", .boolean, "a boolean"), .optional("amount", .decimal, "a decimal"),
+                .optional("day", .date, "a date"), .optional("goal", .reference, "a reference"),
+                .optional("topics", .stringArray, "strings"), .optional("extra", .object, "an object"),
+            ],
+            result: ResultSpec("echo", "the validated params", schema: ["type": "object"]), writes: true)
+        registry.register(spec) { params, _ in .object(params.values) }
+        registry.registerImmediate(MethodSpec(
+            "daemon.ping", summary: "Check that the daemon answers.",
+            result: ResultSpec("pong", "{\"pong\": true}", schema: ["type": "object"]), writes: false)) { _ in
+            ["pong": true]
+        }
+        registry.registerIntrospection(title: "savings-fuzz", version: "0")
+        return registry
+    }()
+
+    static let dispatcher = RPCDispatcher(registry: registry, maxBatch: 100)
+
+    static func run(_ input: UnsafeRawBufferPointer) {
+        for line in input.split(separator: 0x0A, omittingEmptySubsequences: true).prefix(16) {
+            let bytes = Array(line)
+            decodeAndValidate(bytes)
+            if let immediate = dispatcher.handleImmediately(line: bytes) {
+                let full = blocking { await dispatcher.handle(line: bytes, context: CallContext(connectionID: 1)) }
+                guard full == immediate else {
+                    finding("the immediate path answered \(String(decoding: immediate, as: UTF8.self)), "
+                        + "the full path \(full.map { String(decoding: $0, as: UTF8.self) } ?? "nothing")")
+                }
+            }
+        }
+    }
+
+    /// What the full path does before it calls a handler: parse, decode, validate.
+    static func decodeAndValidate(_ bytes: [UInt8]) {
+        guard let value = try? JSONParser.parse(bytes) else { return }
+        let requests: [JSONValue] = value.arrayValue ?? [value]
+        for element in requests.prefix(100) {
+            guard case .success(let request) = RPCRequest.decode(element) else { continue }
+            if let spec = registry.spec(request.method), let params = try? registry.validate(request.params, for: spec) {
+                // Whatever passed validation must serialize back to JSON that parses.
+                let echoed = JSONSerializer.bytes(.object(params.values))
+                guard (try? JSONParser.parse(echoed)) != nil else { finding("validated params do not round-trip: \(echoed)") }
+                if let amount = params.decimalText("amount") { _ = try? Amount.parse(amount) }
+            }
+        }
+    }
+}
