@@ -45,3 +45,23 @@ import Testing
         }
     }
 }
+
+/// A rules file is read by savingsd's own TOML reader before toml++ sees it: every text on which
+/// toml++ aborted the process (found by `savings-fuzz rules`) is refused there, with its line,
+/// whatever other check is in front of it; the presets pass.
+@Suite struct RulesReaderTests {
+    @Test(arguments: ["[!]\n", "x = 1\n[\u{1}]\n", "\u{FEFF}[{\n", "a = 1979-05-27t:\n", "d = [}\n", "d = [1,}\n", "p=1979-05-2= 1\n"])
+    func textsThatAbortedTomlPlusPlusAreRefused(text: String) {
+        #expect(throws: TOMLReader.Failure.self, "\(text.debugDescription)") { try TOMLReader.read(text, arraysOfTables: true) }
+    }
+
+    @Test func arraysOfTablesAreNumberedAndPresetsPass() throws {
+        let entries = try TOMLReader.read("skip = 1\n[[when]]\ncolumn = \"a\"\n[[when]]\ncolumn = 2\n[assets]\n\"XXBT.F\" = \"BTC\"\n", arraysOfTables: true)
+        #expect(entries.map(\.key) == ["skip", "when[1].column", "when[2].column", "assets.XXBT.F"])
+        #expect(throws: TOMLReader.Failure.self) { try TOMLReader.read("[[when]]\n", arraysOfTables: false) }
+        #expect(throws: TOMLReader.Failure.self) { try TOMLReader.read("[when]\n[[when]]\n", arraysOfTables: true) }
+        for name in ImportPresets.names {
+            #expect(throws: Never.self, "\(name)") { try TOMLReader.read(ImportPresets.texts[name]!, arraysOfTables: true) }
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import SavingsCore
 import Logging
 import Testing
 @testable import SavingsDaemon

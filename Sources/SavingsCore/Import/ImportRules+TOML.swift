@@ -19,6 +19,13 @@ extension ImportRules {
         if let trap = TOMLParserTraps.first(in: text) {
             throw DomainError.invalidField("rules", "\(name), line \(trap.line): \(trap.reason)")
         }
+        // Only TOML that savingsd's own reader takes (plain tables, keys, strings, numbers,
+        // booleans, arrays) reaches toml++, which aborts the process on some malformed texts.
+        do {
+            _ = try TOMLReader.read(text, arraysOfTables: true)
+        } catch {
+            throw DomainError.invalidField("rules", "\(name), line \(error.line): \(error.reason)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -1,11 +1,14 @@
 import Foundation
-import SavingsCore
 
-/// Reads the TOML that savingsd's configuration uses: tables, dotted and quoted keys, strings
-/// (basic and literal), integers, floats (kept as literal text so decimals stay exact),
-/// booleans and arrays. Anything else is refused with its line number rather than guessed at.
-struct TOMLReader {
-    enum Value: Equatable, Sendable {
+/// Reads the TOML that savingsd's configuration and rules files use: tables, dotted and quoted
+/// keys, strings (basic and literal), integers, floats (kept as literal text so decimals stay
+/// exact), booleans and arrays, and for rules files arrays of tables (`[[when]]`). Anything else
+/// is refused with its line number rather than guessed at. It reads without recursion but for
+/// arrays (whose nesting `TOMLNesting` bounds first), and every byte is hostile: a rules file is
+/// read here before toml++ (under TOMLKit) sees it, so only TOML this plain reaches that parser,
+/// whose asserts abort the process on some malformed texts.
+public struct TOMLReader {
+    public enum Value: Equatable, Sendable {
         case string(String)
         case integer(Int)
         /// A float literal, kept verbatim.
@@ -13,7 +16,7 @@ struct TOMLReader {
         case bool(Bool)
         case array([Value])
 
-        var typeName: String {
+        public var typeName: String {
             switch self {
             case .string: "string"
             case .integer: "integer"
@@ -24,32 +27,39 @@ struct TOMLReader {
         }
     }
 
-    struct Entry: Equatable, Sendable {
-        var key: String
-        var value: Value
-        var line: Int
+    public struct Entry: Equatable, Sendable {
+        /// The key's path joined by dots; in an array of tables, its table's number in brackets
+        /// (`when[2].column`).
+        public var key: String
+        public var value: Value
+        public var line: Int
     }
 
-    struct Failure: Error, Equatable {
-        var line: Int
-        var reason: String
+    public struct Failure: Error, Equatable {
+        public var line: Int
+        public var reason: String
     }
 
     private let chars: [Character]
     private var index = 0
     private var line = 1
+    private let arraysOfTables: Bool
 
-    static func read(_ text: String) throws(Failure) -> [Entry] {
+    /// The entries of `text`; `arraysOfTables` admits `[[name]]` (rules files; the
+    /// configuration has none).
+    public static func read(_ text: String, arraysOfTables: Bool = false) throws(Failure) -> [Entry] {
         // Arrays are read recursively: their nesting is bounded first, as for rules files.
         if let line = TOMLNesting.firstLine(deeperThan: TOMLNesting.maxDepth, in: text) {
             throw Failure(line: line, reason: "nested deeper than \(TOMLNesting.maxDepth) levels")
         }
-        var reader = TOMLReader(chars: Array(text))
+        // A byte order mark before the first line is not part of it (as toml++ reads it).
+        var reader = TOMLReader(chars: Array(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text), arraysOfTables: arraysOfTables)
         return try reader.document()
     }
 
-    private init(chars: [Character]) {
+    private init(chars: [Character], arraysOfTables: Bool) {
         self.chars = chars
+        self.arraysOfTables = arraysOfTables
     }
 
     private var current: Character? { index < chars.count ? chars[index] : nil }
@@ -93,19 +103,36 @@ struct TOMLReader {
         var seen = Set<String>()
         var tables = Set<String>()
         var table: [String] = []
+        /// The tables of each array of tables so far.
+        var arrays: [String: Int] = [:]
         while true {
             skipBlank()
             guard let c = current else { return entries }
             if c == "[" {
                 advance()
-                if current == "[" { throw fail("arrays of tables ([[...]]) are not used by savingsd") }
+                let array = current == "["
+                if array {
+                    guard arraysOfTables else { throw fail("arrays of tables ([[...]]) are not used by savingsd") }
+                    advance()
+                }
                 skipSpaces()
-                table = try keyPath()
+                let path = try keyPath()
                 skipSpaces()
                 guard current == "]" else { throw fail("expected ']' to close the table header") }
                 advance()
-                let name = table.joined(separator: ".")
-                guard tables.insert(name).inserted else { throw fail("table [\(name)] defined twice") }
+                if array {
+                    guard current == "]" else { throw fail("expected ']]' to close the header of an array of tables") }
+                    advance()
+                }
+                let name = path.joined(separator: ".")
+                if array {
+                    guard !tables.contains(name) else { throw fail("[[\(name)]] is already a table") }
+                    arrays[name, default: 0] += 1
+                    table = Array(path.dropLast()) + ["\(path.last!)[\(arrays[name]!)]"]
+                } else {
+                    guard arrays[name] == nil, tables.insert(name).inserted else { throw fail("table [\(name)] defined twice") }
+                    table = path
+                }
                 try endOfLine()
                 continue
             }
