@@ -41,7 +41,12 @@ import Testing
 
     /// Runs `asset.sync` of Cold in the background while another client writes to Cash every
     /// 100 ms; returns the sync's error (nil if it succeeded) and the slowest write in seconds.
-    static func syncUnderWrites(_ daemon: DaemonProcess, timeout: TimeInterval = 60, attack: String = #function) throws -> (error: RPCError?, slowestWrite: Double) {
+    static func syncUnderWrites(_ daemon: DaemonProcess, timeout: TimeInterval = 60, attack: String = #function) async throws -> (error: RPCError?, slowestWrite: Double) {
+        let held = Unchecked(daemon)
+        return try await onThread { try blockingSyncUnderWrites(held.value, timeout: timeout, attack: attack) }
+    }
+
+    static func blockingSyncUnderWrites(_ daemon: DaemonProcess, timeout: TimeInterval, attack: String) throws -> (error: RPCError?, slowestWrite: Double) {
         let outcome = NIOLockedValueBox<Result<JSONValue, any Error>?>(nil)
         let socket = daemon.socketPath
         DispatchQueue.global().async {
@@ -74,7 +79,7 @@ import Testing
         #expect(try daemon.call("tx.list", ["asset": "Cold"])["transactions"]?.arrayValue?.count == stored)
     }
 
-    @Test func aPageCountOfTenToTheEighteenIsRefusedNotAllocated() throws {
+    @Test func aPageCountOfTenToTheEighteenIsRefusedNotAllocated() async throws {
         let stub = try BlockbookStub(height: Self.tip)
         stub.failing { request in
             guard request.path.hasPrefix("/api/v2/xpub/") else { return nil }
@@ -82,7 +87,7 @@ import Testing
                                 details: request.query["details"] ?? "txids")
         }
         let daemon = try Self.watching(stub.url)
-        let (error, slowest) = try Self.syncUnderWrites(daemon)
+        let (error, slowest) = try await Self.syncUnderWrites(daemon)
         #expect(error?.kind == "provider_unavailable")
         #expect(error?.message.contains("totalPages is not a whole number from 0 to 2000") == true, "\(String(describing: error?.message))")
         #expect(slowest < 1)
@@ -91,7 +96,7 @@ import Testing
 
     /// Every page repeats the same five transactions: the walk stops at the second page, not at
     /// a millionth.
-    @Test func endlessPagesOfTheSameTransactionsStopAtTheFirstRepeat() throws {
+    @Test func endlessPagesOfTheSameTransactionsStopAtTheFirstRepeat() async throws {
         let stub = try BlockbookStub(height: Self.tip)
         stub.failing { request in
             guard request.path.hasPrefix("/api/v2/xpub/") else { return nil }
@@ -99,7 +104,7 @@ import Testing
                                 transactions: (1...5).map(Self.receive), details: request.query["details"] ?? "txids")
         }
         let daemon = try Self.watching(stub.url)
-        let (error, slowest) = try Self.syncUnderWrites(daemon)
+        let (error, slowest) = try await Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("repeats transactions") == true, "\(String(describing: error?.message))")
         #expect(stub.http.requests.count < 20, "\(stub.http.requests.count) requests")
         #expect(slowest < 1)
@@ -128,7 +133,7 @@ import Testing
         #expect(daemon.log.contains("chain sync stopped"))
     }
 
-    @Test func anAnswerOverTheCapIsRefusedWithoutGrowingTheDaemon() throws {
+    @Test func anAnswerOverTheCapIsRefusedWithoutGrowingTheDaemon() async throws {
         let stub = try BlockbookStub(height: Self.tip)
         // 60 MB of transactions: under the old 64 MiB cap, parsed whole it grew the daemon by 1.6 GB.
         let huge = #"{"page":1,"totalPages":1,"itemsOnPage":1000,"txs":5,"balance":"0","transactions":["#
@@ -140,7 +145,7 @@ import Testing
         }
         let daemon = try Self.watching(stub.url)
         let before = daemon.peakKilobytes
-        let (error, slowest) = try Self.syncUnderWrites(daemon)
+        let (error, slowest) = try await Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("larger than 16777216 bytes") == true, "\(String(describing: error?.message))")
         #expect(slowest < 1)
         #expect(daemon.peakKilobytes - before < 120_000, "grew by \(daemon.peakKilobytes - before) kB")
@@ -148,11 +153,11 @@ import Testing
     }
 
     /// One byte a second: the answer is given up at its deadline (30 s), not after 35 minutes.
-    @Test func aTricklingExplorerIsTimedOut() throws {
+    @Test func aTricklingExplorerIsTimedOut() async throws {
         let trickle = try TrickleServer()
         let daemon = try Self.watching(trickle.url)
         let started = Date()
-        let (error, slowest) = try Self.syncUnderWrites(daemon, timeout: 50)
+        let (error, slowest) = try await Self.syncUnderWrites(daemon, timeout: 50)
         #expect(error?.message.contains("did not arrive within 30 s") == true, "\(String(describing: error?.message))")
         #expect(Date().timeIntervalSince(started) < 45)
         #expect(slowest < 1)
@@ -160,7 +165,7 @@ import Testing
     }
 
     /// A redirect to another host is not followed: that host never learns the key.
-    @Test func aRedirectToAnotherHostIsNotFollowed() throws {
+    @Test func aRedirectToAnotherHostIsNotFollowed() async throws {
         let elsewhere = try HTTPStub { _ in .json("{}") }
         let stub = try BlockbookStub(height: Self.tip)
         stub.failing { request in
@@ -168,7 +173,7 @@ import Testing
             return HTTPStub.Response(status: 302, headers: [("Location", elsewhere.baseURL + request.path)], body: "")
         }
         let daemon = try Self.watching(stub.url)
-        let (error, _) = try Self.syncUnderWrites(daemon)
+        let (error, _) = try await Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("redirects to another host") == true, "\(String(describing: error?.message))")
         #expect(elsewhere.requests.isEmpty)
         try Self.unharmed(daemon)
@@ -178,13 +183,13 @@ import Testing
     /// refused, not stored as external ids.
     @Test(arguments: ["abc\"\n<script>alert(1)</script>\u{1b}]0;owned\u{07}", "", String(repeating: "a", count: 5_000),
                       String(repeating: "g", count: 64)])
-    func txidsThatAreNotTxidsAreRefused(txid: String) throws {
+    func txidsThatAreNotTxidsAreRefused(txid: String) async throws {
         let stub = try BlockbookStub(height: Self.tip)
         var bad = Self.receive(1)
         bad["txid"] = txid
         stub.set(OnchainTests.xpub, .init(transactions: [Self.receive(2), bad], balance: "1000000"))
         let daemon = try Self.watching(stub.url)
-        let (error, _) = try Self.syncUnderWrites(daemon)
+        let (error, _) = try await Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("txid is not 64 hex digits") == true, "\(String(describing: error?.message))")
         try Self.unharmed(daemon)
     }
@@ -192,14 +197,14 @@ import Testing
     /// The largest amount a provider can send (38 digits of satoshis) is stored to the last
     /// digit; outputs whose sum Decimal cannot hold are refused, never rounded.
     @Test(arguments: [1, 4])
-    func amountsAreExactOrRefused(outputs: Int) throws {
+    func amountsAreExactOrRefused(outputs: Int) async throws {
         let stub = try BlockbookStub(height: Self.tip)
         var big = Self.receive(1)
         let value = "99999999999999999999999999999999999995"
         big["vout"] = (0..<outputs).map { ["n": $0, "addresses": ["bc1qown\($0)"], "isAddress": true, "isOwn": true, "value": value] as [String: any Sendable] }
         stub.set(OnchainTests.xpub, .init(transactions: [big], balance: "0"))
         let daemon = try Self.watching(stub.url)
-        let (error, _) = try Self.syncUnderWrites(daemon)
+        let (error, _) = try await Self.syncUnderWrites(daemon)
         if outputs == 1 {
             let rows = try daemon.call("tx.list", ["asset": "Cold"])["transactions"]?.arrayValue ?? []
             #expect(error == nil || rows.isEmpty, "\(String(describing: error?.message))")
@@ -211,12 +216,12 @@ import Testing
     }
 
     /// Esplora: a tip below zero is not a height (every transaction would have looked pending).
-    @Test func esploraWithANegativeTipIsRefused() throws {
+    @Test func esploraWithANegativeTipIsRefused() async throws {
         let address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
         let stub = try EsploraStub(address: address, tip: Self.tip)
         stub.set([.init(txid: Self.txid(7), height: Self.tip - 3, time: Self.now - 60, received: 5_000, spent: 0)], tip: -5)
         let daemon = try Self.watching(stub.url, provider: "esplora", address: address)
-        let (error, _) = try Self.syncUnderWrites(daemon)
+        let (error, _) = try await Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("the tip height is not a block height") == true, "\(String(describing: error?.message))")
         try Self.unharmed(daemon)
     }
@@ -224,7 +229,7 @@ import Testing
     /// Esplora: a history that brings 25 new transactions on every page, for ever, ends at the
     /// watch's bound (`max_transactions`, 20,000 here), holding what each did rather than its
     /// JSON; before, the walk kept every transaction's JSON up to 40,000 pages.
-    @Test func esploraHistoryWithoutEndStopsAtTheBoundInBoundedMemory() throws {
+    @Test func esploraHistoryWithoutEndStopsAtTheBoundInBoundedMemory() async throws {
         let address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
         let stub = try EsploraStub(address: address, tip: Self.tip)
         stub.failing { request in
@@ -238,7 +243,7 @@ import Testing
         }
         let daemon = try Self.watching(stub.url, provider: "esplora", address: address, onchain: "max_transactions = 20000\n")
         let before = daemon.peakKilobytes
-        let (error, slowest) = try Self.syncUnderWrites(daemon, timeout: 120)
+        let (error, slowest) = try await Self.syncUnderWrites(daemon, timeout: 120)
         #expect(error?.message.contains("more than 20000 transactions") == true, "\(String(describing: error?.message))")
         #expect(stub.http.requests.count < 820, "\(stub.http.requests.count) requests")
         #expect(slowest < 1)
@@ -248,13 +253,13 @@ import Testing
 
     /// Esplora: a walk whose next page leads back to what it has read is refused at the first
     /// repeat (here the stub's second page holds the first page's txids again).
-    @Test func esploraPagesThatLoopAreRefused() throws {
+    @Test func esploraPagesThatLoopAreRefused() async throws {
         let address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
         let stub = try EsploraStub(address: address, tip: Self.tip)
         stub.set((0..<50).map { .init(txid: Self.txid(100 + $0 % 25), height: Self.tip - 200 - $0, time: Self.now - 3600 * ($0 + 1),
                                       received: 5_000, spent: 0) }, tip: Self.tip)
         let daemon = try Self.watching(stub.url, provider: "esplora", address: address)
-        let (error, _) = try Self.syncUnderWrites(daemon)
+        let (error, _) = try await Self.syncUnderWrites(daemon)
         #expect(error?.message.contains("repeats a page") == true, "\(String(describing: error?.message))")
         #expect(stub.http.requests.filter { $0.path.contains("/txs/chain/") }.count <= 2)
         try Self.unharmed(daemon)

@@ -17,6 +17,12 @@ import Testing
     /// Runs `method` in the background while another client adds to Cash every 50 ms; the
     /// result (or error), how long it took, and the slowest write.
     static func underWrites(_ daemon: DaemonProcess, _ method: String, _ params: [String: JSONValue], attack: String = #function)
+        async throws -> (result: Result<JSONValue, any Error>, seconds: Double, slowestWrite: Double) {
+        let held = Unchecked(daemon)
+        return try await onThread { try blockingUnderWrites(held.value, method, params, attack: attack) }
+    }
+
+    static func blockingUnderWrites(_ daemon: DaemonProcess, _ method: String, _ params: [String: JSONValue], attack: String)
         throws -> (result: Result<JSONValue, any Error>, seconds: Double, slowestWrite: Double) {
         let outcome = NIOLockedValueBox<Result<JSONValue, any Error>?>(nil)
         let started = Date()
@@ -62,7 +68,7 @@ import Testing
     /// `(a+)+$` against notes of 27 `a`s and a `!` took ICU 12-15 s inside the import's write
     /// (another client's tx.add timed out); `(.*a){25}` 62 s for one row. Matched without
     /// backtracking, before the write, both take milliseconds.
-    @Test func catastrophicPatternsRunInLinearTimeOutsideTheWrite() throws {
+    @Test func catastrophicPatternsRunInLinearTimeOutsideTheWrite() async throws {
         let daemon = try Self.daemonWithAssets()
         let directory = try makeScratchDirectory()
         let note = String(repeating: "a", count: 27) + "!"
@@ -81,7 +87,7 @@ import Testing
             matches = "(.*a){25}"
             note = "long {note}"
             """
-        let (result, seconds, slowest) = try Self.underWrites(daemon, "tx.import", ["asset": "Konto", "path": .string(directory + "/notes.csv"),
+        let (result, seconds, slowest) = try await Self.underWrites(daemon, "tx.import", ["asset": "Konto", "path": .string(directory + "/notes.csv"),
                                                                                     "rules_text": .string(rules)])
         let imported = try result.get()
         // `(a+)+$` never matches (each note ends in '!'); `(.*a){25}` matches every note.
@@ -93,13 +99,13 @@ import Testing
     }
 
     /// A pattern and field whose match would pass the step budget refuse the file, naming the rule.
-    @Test func aPatternPastItsBudgetRefusesTheFileNamingTheRule() throws {
+    @Test func aPatternPastItsBudgetRefusesTheFileNamingTheRule() async throws {
         let daemon = try Self.daemonWithAssets()
         let directory = try makeScratchDirectory()
         try ("date,amount,note\n2026-01-01,10," + String(repeating: "a", count: 60_000) + "\n")
             .write(toFile: directory + "/long.csv", atomically: true, encoding: .utf8)
         let rules = "[columns]\nnote = \"note\"\n[[when]]\ncolumn = \"note\"\nmatches = \"(.*a){200}!\"\nskip = true\n"
-        let (result, seconds, slowest) = try Self.underWrites(daemon, "tx.import", ["asset": "Konto", "path": .string(directory + "/long.csv"),
+        let (result, seconds, slowest) = try await Self.underWrites(daemon, "tx.import", ["asset": "Konto", "path": .string(directory + "/long.csv"),
                                                                                     "rules_text": .string(rules)])
         guard case .failure(RPCClient.CallError.remote(let failure)) = result else { Issue.record("imported: \(result)"); return }
         #expect(failure.message.contains("when[1].matches '(.*a){200}!' takes more than 2000000 steps on one field (line 2)"), "\(failure.message)")
@@ -157,5 +163,20 @@ import Testing
         // The daemon's own user still may.
         let own = try daemon.call("data.export", ["path": .string(target)])
         #expect(own["path"] == .string(target))
+    }
+}
+
+/// A value handed to another thread by a test that owns it and waits for that thread.
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// Runs `body` on a thread of its own and waits for it without holding one of the test runner's
+/// threads (there are as many as cores): an attack test that waits 30 s on one starved the
+/// other suites' asynchronous tests.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
