@@ -143,14 +143,24 @@ import Testing
         return document + Array("]}".utf8)
     }
 
-    @Test func memoryStaysFlatWhateverADocumentHolds() throws {
+    /// Half a minute of uploads: waited for on a thread of its own (`onThread`), not on one of
+    /// the test runner's; the expectations are checked back here.
+    @Test func memoryStaysFlatWhateverADocumentHolds() async throws {
+        let measured = try await onThread { try Self.measureMemoryOfDocuments() }
+        #expect(measured.refusal.contains("goals[0]"), "\(measured.refusal)")
+        #expect(measured.one < 80_000, "one 4 MB document grew the daemon by \(measured.one) kB")
+        #expect(measured.together < 80_000, "20 uploads of 1 MiB at once grew the daemon by \(measured.together) kB")
+        #expect(measured.alive)
+    }
+
+    static func measureMemoryOfDocuments() throws -> (refusal: String, one: Int, together: Int, alive: Bool) {
         let daemon = try DaemonProcess()
         let one = Self.emptyRows(bytes: 4 << 20)
+        var refusal = ""
         let growth = try Self.peakGrowth(daemon) {
             guard case .failure(let error) = try Self.upload(daemon, one) else { throw HarnessError("imported") }
-            #expect(error.message.contains("goals[0]"), "\(error)")
+            refusal = error.message
         }
-        #expect(growth < 80_000, "one 4 MB document grew the daemon by \(growth) kB")
         let small = Self.emptyRows(bytes: 1 << 20)
         let socket = daemon.socketPath
         let together = try Self.peakGrowth(daemon) {
@@ -161,7 +171,6 @@ import Testing
             }
             for thread in threads { try thread.value() }
         }
-        #expect(together < 80_000, "20 uploads of 1 MiB at once grew the daemon by \(together) kB")
-        #expect(try daemon.call("daemon.ping")["pong"] == true)
+        return (refusal, growth, together, try daemon.call("daemon.ping")["pong"] == true)
     }
 }

@@ -61,7 +61,7 @@ import Testing
             slowest = max(slowest, Date().timeIntervalSince(started))
             usleep(100_000)
         }
-        let result = try #require(outcome.withLockedValue { $0 }, "asset.sync did not end within \(timeout) s")
+        guard let result = outcome.withLockedValue({ $0 }) else { throw HarnessError("asset.sync did not end within \(timeout) s") }
         // The figures of each attack, for the record (make test prints them).
         print("[attack] \(attack): asset.sync ended in \(String(format: "%.2f", timeout - deadline.timeIntervalSinceNow)) s, "
               + "slowest tx.add meanwhile \(Int(slowest * 1000)) ms, daemon peak RSS \(daemon.peakKilobytes / 1024) MB")

@@ -38,7 +38,7 @@ import Testing
             slowest = max(slowest, Date().timeIntervalSince(write))
             usleep(50_000)
         }
-        let result = try #require(outcome.withLockedValue { $0 })
+        guard let result = outcome.withLockedValue({ $0 }) else { throw HarnessError("\(method) did not end within 120 s") }
         let seconds = Date().timeIntervalSince(started)
         print("[attack] \(attack): \(method) ended in \(String(format: "%.2f", seconds)) s, slowest tx.add meanwhile "
               + "\(Int(slowest * 1000)) ms, daemon peak RSS \(daemon.peakKilobytes / 1024) MB")

@@ -13,14 +13,15 @@ import Testing
 
     /// `slow` reports one step of its own first if `step`, then works until `heard` holds
     /// `until` lines (waiting on what arrives, not on the clock: the tests run beside others
-    /// that may hold every thread for a while), for at most 60 s.
+    /// that may hold every thread for a while: on two cores, a full run's blocking integration
+    /// tests have held both for over a minute), for at most 300 s.
     static func dispatcher(step: Bool, until: Int, heard: Heard) -> RPCDispatcher {
         var registry = MethodRegistry()
         registry.register(MethodSpec("slow", summary: "", params: [ParamSpec.progress],
                                      result: ResultSpec("r", "r", schema: ["type": "object"]), writes: false)) { _, call in
             if step { call.progress("slow", phase: "rows", done: 7) }
             let start = ContinuousClock.now
-            while heard.all.count < until, start.duration(to: .now) < .seconds(60) {
+            while heard.all.count < until, start.duration(to: .now) < .seconds(300) {
                 try await Task.sleep(for: .milliseconds(20))
             }
             return ["done": true]
