@@ -18,38 +18,10 @@ public enum TOMLNesting {
         var brackets = 0
         var dots = 0
         var index = 0
-        /// Skips a string that opens at `index` (basic or literal, one line or multi-line).
-        func skipString() {
-            let quote = bytes[index]
-            let multi = index + 2 < bytes.count && bytes[index + 1] == quote && bytes[index + 2] == quote
-            index += multi ? 3 : 1
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == 0x0A {
-                    line += 1
-                    // A one-line string cannot go on past its line: the parser refuses it.
-                    if !multi { return }
-                }
-                if byte == UInt8(ascii: "\\"), quote == UInt8(ascii: "\"") {
-                    index += 2
-                    continue
-                }
-                if byte == quote {
-                    if !multi { index += 1; return }
-                    if index + 2 < bytes.count, bytes[index + 1] == quote, bytes[index + 2] == quote {
-                        index += 3
-                        // Up to two more quotes belong to the string ("""a"""").
-                        while index < bytes.count, bytes[index] == quote { index += 1 }
-                        return
-                    }
-                }
-                index += 1
-            }
-        }
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                skipString()
+                skipString(bytes, &index, &line)
                 continue
             case UInt8(ascii: "#"):
                 while index < bytes.count, bytes[index] != 0x0A { index += 1 }
@@ -73,5 +45,35 @@ public enum TOMLNesting {
             index += 1
         }
         return nil
+    }
+
+    /// Moves `index` past a string that opens there (basic or literal, one line or multi-line),
+    /// counting its lines; a one-line string ends at its line's end, where the parser refuses it.
+    static func skipString(_ bytes: [UInt8], _ index: inout Int, _ line: inout Int) {
+        let quote = bytes[index]
+        let multi = index + 2 < bytes.count && bytes[index + 1] == quote && bytes[index + 2] == quote
+        index += multi ? 3 : 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x0A {
+                if !multi { return }
+                line += 1
+            } else if byte == UInt8(ascii: "\\"), quote == UInt8(ascii: "\"") {
+                index += 2
+                continue
+            } else if byte == quote {
+                if !multi {
+                    index += 1
+                    return
+                }
+                if index + 2 < bytes.count, bytes[index + 1] == quote, bytes[index + 2] == quote {
+                    index += 3
+                    // Up to two more quotes belong to the string ("""a"""").
+                    while index < bytes.count, bytes[index] == quote { index += 1 }
+                    return
+                }
+            }
+            index += 1
+        }
     }
 }

@@ -35,7 +35,7 @@ public enum TOMLParserTraps {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                skipString(bytes, &index, &line)
+                TOMLNesting.skipString(bytes, &index, &line)
                 lineStart = false
                 valueDue = false
                 continue
@@ -145,31 +145,4 @@ public enum TOMLParserTraps {
 
     /// Skips the string that opens at `index` (basic or literal, one line or multi-line); a
     /// one-line string ends at its line's end at the latest (the newline is left to the caller).
-    private static func skipString(_ bytes: [UInt8], _ index: inout Int, _ line: inout Int) {
-        let quote = bytes[index]
-        let multi = index + 2 < bytes.count && bytes[index + 1] == quote && bytes[index + 2] == quote
-        index += multi ? 3 : 1
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == 0x0A {
-                if !multi { return }
-                line += 1
-            } else if byte == UInt8(ascii: "\\"), quote == UInt8(ascii: "\"") {
-                index += 2
-                continue
-            } else if byte == quote {
-                if !multi {
-                    index += 1
-                    return
-                }
-                if index + 2 < bytes.count, bytes[index + 1] == quote, bytes[index + 2] == quote {
-                    index += 3
-                    // Up to two more quotes belong to the string ("""a"""").
-                    while index < bytes.count, bytes[index] == quote { index += 1 }
-                    return
-                }
-            }
-            index += 1
-        }
-    }
 }
