@@ -16,6 +16,7 @@ enum ExportTarget {
 
     static func run(_ input: UnsafeRawBufferPointer) {
         guard FileManager.default.createFile(atPath: path, contents: Data(input)) else { finding("cannot write \(path)") }
+        defer { unlink(path) }
         do {
             let counts = try ExportDocument.checkedCounts(.path(path), start)
             trace("export: \(counts.sorted { $0.key < $1.key })")
