@@ -44,15 +44,26 @@ import Testing
         #expect(trims.withLock { $0 } == 1 && releases.withLock { $0 } == 1, "start-up has gone quiet")
         try await Task.sleep(for: .milliseconds(500))
         #expect(trims.withLock { $0 } == 1, "idle since: nothing more to give back")
-        // A burst three times as long as the quiet period, never quiet for that long.
+        // A burst three times as long as the quiet period, never quiet for that long, unless
+        // this task itself was held off the threads for that long (a full run on two cores can
+        // hold them for a minute): then the service rightly saw a quiet stretch, and the burst
+        // proves nothing.
+        var longestGap = Duration.zero
+        var last = ContinuousClock.now
         for _ in 0..<30 {
             counter.increment()
             try await Task.sleep(for: .milliseconds(20))
+            longestGap = max(longestGap, last.duration(to: .now))
+            last = .now
         }
-        #expect(trims.withLock { $0 } == 1, "not while requests keep coming")
-        for _ in 0..<300 where trims.withLock({ $0 }) == 1 { try await Task.sleep(for: .milliseconds(10)) }
+        let burstHeld = longestGap < .milliseconds(150)
+        if burstHeld { #expect(trims.withLock { $0 } == 1, "not while requests keep coming") }
+        for _ in 0..<300 where trims.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let settled = trims.withLock { $0 }
         try await Task.sleep(for: .milliseconds(500))
-        #expect(trims.withLock { $0 } == 2, "once after the burst, then asleep")
+        #expect(settled >= 2, "once after the burst")
+        #expect(trims.withLock { $0 } == settled, "then asleep")
+        if burstHeld { #expect(settled == 2, "exactly once") }
         #expect(releases.withLock { $0 } == 1, "start-up code is released once")
         running.cancel()
         try await running.value
