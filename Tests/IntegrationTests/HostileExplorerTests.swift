@@ -251,6 +251,22 @@ import Testing
         try Self.unharmed(daemon)
     }
 
+    /// Esplora: two watched addresses of one wallet (a send and its change) share their history;
+    /// the second address's pages list only what the first's did, and that is no repeat.
+    @Test func esploraAddressesSharingTheirHistoryAreNotARepeat() async throws {
+        let address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", change = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+        let stub = try EsploraStub(address: address, tip: Self.tip)
+        stub.set((0..<30).map { .init(txid: Self.txid(300 + $0), height: Self.tip - 200 - $0, time: Self.now - 3600 * ($0 + 1), received: 0,
+                                      spent: 100_000, change: (change, 40_000)) }, tip: Self.tip)
+        let daemon = try OnchainTests.daemon(["bitcoin": ("esplora", stub.url)])
+        _ = try daemon.call("asset.create", ["name": "Cash", "currency": "EUR", "kind": "fiat"])
+        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("asset.watch", ["asset": "Cold", "chain": "bitcoin", "addresses": [.string(address), .string(change)]])
+        let (error, _) = try await Self.syncUnderWrites(daemon)
+        #expect(error == nil, "\(String(describing: error?.message))")
+        #expect(try daemon.call("tx.list", ["asset": "Cold", "limit": 100])["transactions"]?.arrayValue?.count == 30)
+    }
+
     /// Esplora: a walk whose next page leads back to what it has read is refused at the first
     /// repeat (here the stub's second page holds the first page's txids again).
     @Test func esploraPagesThatLoopAreRefused() async throws {

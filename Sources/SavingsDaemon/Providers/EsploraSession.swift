@@ -113,8 +113,10 @@ final class EsploraSession: ChainSession {
             let spent = try ChainJSON.amount(chain["spent_txo_sum"], decimals: target.chain.decimals, what: "spent_txo_sum")
             listing.balance = try ChainJSON.sum(listing.balance, try ChainJSON.sum(funded, -spent, what: "an address's balance"), what: "the balance")
             var url = "\(base)/address/\(address)/txs"
-            // Every page but the last brings new transactions (or the walk fails), so the bound on
-            // transactions bounds the pages.
+            // Every page but the last brings transactions new to this address's walk (or the walk
+            // fails), so the bound on transactions bounds the pages. Another watched address may
+            // have listed them already: a change address shares its wallet's history.
+            var walked = Set<String>()
             while true {
                 try Task.checkCancellation()
                 let bytes = try await http.get(url)
@@ -129,9 +131,9 @@ final class EsploraSession: ChainSession {
                         last = (item.transaction.txid, item.transaction.blockTime)
                         settled = settled && stored.contains(item.transaction.txid) && tip - height + 1 >= Self.settledDepth
                     }
+                    if walked.insert(item.transaction.txid).inserted { fresh += 1 }
                     if byID.updateValue((item.transaction, item.height), forKey: item.transaction.txid) == nil {
                         order.append(item.transaction.txid)
-                        fresh += 1
                     }
                 }
                 guard order.count <= maxTransactions else {
