@@ -68,7 +68,8 @@ actor ChainSyncer {
         do {
             watches = try await context.database.watches()
         } catch {
-            logger.error("chain sync: cannot read the watches: \(error)")
+            // Stopping is no failure: a read cancelled by shutdown is not worth a line.
+            if !Task.isCancelled, !(error is CancellationError) { logger.error("chain sync: cannot read the watches: \(error)") }
             return
         }
         let now = NIODeadline.now()
