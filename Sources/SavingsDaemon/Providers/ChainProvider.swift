@@ -75,14 +75,6 @@ enum ChainJSON {
     /// Largest single transaction in an answer (a transaction with thousands of inputs).
     static let maxTransactionBytes = 4 << 20
 
-    static func parse(_ bytes: [UInt8], what: String) throws -> JSONValue {
-        do {
-            return try JSONParser.parse(bytes)
-        } catch {
-            throw ProviderFailure("the \(what) answer is not JSON")
-        }
-    }
-
     /// An answer's top-level members, each parsed only when asked for.
     struct Object: Sendable {
         let bytes: [UInt8]
