@@ -124,14 +124,22 @@ public struct TOMLReader {
                     guard current == "]" else { throw fail("expected ']]' to close the header of an array of tables") }
                     advance()
                 }
+                // A table under an array of tables belongs to its latest element: [when.leg] after
+                // the second [[when]] is when[2].leg.
+                var resolved: [String] = []
+                for (index, part) in path.dropLast().enumerated() {
+                    let prefix = path[...index].joined(separator: ".")
+                    resolved.append(arrays[prefix].map { "\(part)[\($0)]" } ?? part)
+                }
                 let name = path.joined(separator: ".")
                 if array {
                     guard !tables.contains(name) else { throw fail("[[\(name)]] is already a table") }
                     arrays[name, default: 0] += 1
-                    table = Array(path.dropLast()) + ["\(path.last!)[\(arrays[name]!)]"]
+                    table = resolved + ["\(path.last!)[\(arrays[name]!)]"]
                 } else {
-                    guard arrays[name] == nil, tables.insert(name).inserted else { throw fail("table [\(name)] defined twice") }
-                    table = path
+                    let full = (resolved + [path.last!]).joined(separator: ".")
+                    guard arrays[name] == nil, tables.insert(full).inserted else { throw fail("table [\(name)] defined twice") }
+                    table = resolved + [path.last!]
                 }
                 try endOfLine()
                 continue

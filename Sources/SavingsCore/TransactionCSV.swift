@@ -7,6 +7,15 @@ public struct CSVTokenizer: Sendable {
         /// The line the record starts on (1-based).
         public var line: Int
         public var fields: [String]
+        /// Whether a field's bytes are not text in the file's encoding (its fields then hold
+        /// U+FFFD): such a record refuses the file.
+        public var undecodable = false
+
+        public init(line: Int, fields: [String], undecodable: Bool = false) {
+            self.line = line
+            self.fields = fields
+            self.undecodable = undecodable
+        }
     }
 
     /// Longest field accepted; a longer one is reported instead of growing without bound.
@@ -20,6 +29,7 @@ public struct CSVTokenizer: Sendable {
     private var recordLine = 1
     private var fieldStarted = false
     private var pendingCR = false
+    private var recordUndecodable = false
     public private(set) var oversized: Int?
     /// The line of the first field holding a NUL byte (a binary file, or UTF-16 read as UTF-8):
     /// such a file is refused, never stored with the byte in it.
@@ -101,8 +111,11 @@ public struct CSVTokenizer: Sendable {
             case 0x0D, 0x0A:
                 pendingCR = byte == 0x0D
                 if endRecordFields() {
-                    defer { fields.removeAll(keepingCapacity: true) }
-                    try body(Record(line: recordLine, fields: fields))
+                    defer {
+                        fields.removeAll(keepingCapacity: true)
+                        recordUndecodable = false
+                    }
+                    try body(Record(line: recordLine, fields: fields, undecodable: recordUndecodable))
                 }
                 line += 1
                 recordLine = line
@@ -138,7 +151,12 @@ public struct CSVTokenizer: Sendable {
         if nulByte == nil, !field.isEmpty, field.withUnsafeBufferPointer({ memchr($0.baseAddress!, 0, $0.count) }) != nil {
             nulByte = recordLine
         }
-        fields.append(encoding.text(field))
+        if let text = encoding.text(field) {
+            fields.append(text)
+        } else {
+            recordUndecodable = true
+            fields.append(String(decoding: field, as: UTF8.self))
+        }
         field.removeAll(keepingCapacity: true)
         fieldStarted = false
         quoteSeen = false
@@ -146,8 +164,11 @@ public struct CSVTokenizer: Sendable {
 
     private mutating func endRecord() -> Record? {
         guard endRecordFields() else { return nil }
-        defer { fields.removeAll(keepingCapacity: true) }
-        return Record(line: recordLine, fields: fields)
+        defer {
+            fields.removeAll(keepingCapacity: true)
+            recordUndecodable = false
+        }
+        return Record(line: recordLine, fields: fields, undecodable: recordUndecodable)
     }
 
     /// Ends the record's last field; false for a blank line (no record).

@@ -150,11 +150,12 @@ public struct DaemonContext: Sendable {
     /// Rates with an `as_of` before this are reported as stale.
     public var staleBefore: Date { clock.now().addingTimeInterval(-TimeInterval(liveConfig.current.staleAfter)) }
 
-    /// An effective date parameter: now when absent; never more than a minute in the future.
+    /// An effective date parameter: now when absent; a plain date (YYYY-MM-DD) is the start of
+    /// that day in the configured zone; never more than a minute in the future.
     public func effectiveDate(_ text: String?, field: String = "date") throws -> Date {
         let now = clock.now()
         guard let text else { return now }
-        let date = try Timestamp.parse(text, field: field)
+        let date = try bound(text, field: field)!
         guard date.timeIntervalSince(now) <= 60 else {
             throw DomainError.invalidField(field, "\(text) is in the future")
         }

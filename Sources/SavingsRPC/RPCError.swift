@@ -32,21 +32,23 @@ public struct RPCError: Error, Sendable, Equatable {
     }
 
     public static func invalidParams(_ detail: String, param: String? = nil) -> RPCError {
-        RPCError(code: invalidParamsCode, message: "Invalid params: \(detail)",
-                 data: param.map { ["param": .string($0)] })
+        var data: [String: JSONValue] = ["kind": "invalid_field"]
+        if let param { data["param"] = .string(param) }
+        return RPCError(code: invalidParamsCode, message: "Invalid params: \(detail)", data: .object(data))
     }
 
     /// Never carries the underlying error: internals (paths, stacks) stay in the daemon's log.
     public static let internalError = RPCError(code: internalErrorCode, message: "Internal error")
 
-    /// The wire form of a domain error: field problems are invalid params, the rest -32000.
+    /// The wire form of a domain error: field problems are invalid params, the rest -32000;
+    /// `data.kind` names the kind either way.
     public init(_ error: DomainError) {
         var data: [String: JSONValue] = error.details.mapValues(JSONValue.string)
+        data["kind"] = .string(error.kind.rawValue)
         if error.kind == .invalidField {
             if let field = error.details["field"] { data["param"] = .string(field) }
             self.init(code: Self.invalidParamsCode, message: "Invalid params: \(error.message)", data: .object(data))
         } else {
-            data["kind"] = .string(error.kind.rawValue)
             self.init(code: Self.domainErrorCode, message: error.message, data: .object(data))
         }
     }

@@ -27,6 +27,18 @@ public struct ImportFile: Sendable {
     /// Rows likely in the file: a typical row (a date, an amount, a short note) is about 24 bytes.
     var expectedRows: Int { (size ?? 0) / 24 }
 
+    /// The file's first `count` bytes (fewer in a shorter file).
+    func prefix(_ count: Int) throws -> [UInt8] {
+        let handle = try reader()
+        defer { try? handle.close() }
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            guard let chunk = try? handle.read(upToCount: count - bytes.count), !chunk.isEmpty else { break }
+            bytes += chunk
+        }
+        return bytes
+    }
+
     /// A handle reading the file from its start, or an `invalid_field` naming it.
     public func reader() throws -> FileHandle {
         guard let handle = try open() else { throw DomainError.invalidField(field, "cannot read \(name)") }
@@ -50,6 +62,15 @@ struct CSVFileRows: Sendable {
         return try RulesRowFormat(rules: rules, header: header, now: now, timeZone: timeZone)
     }
 
+    /// Bytes that are not text in the file's encoding refuse the file: nothing is stored with
+    /// U+FFFD in place of what the file said.
+    private func undecodable(_ line: Int) -> DomainError {
+        guard let rules else {
+            return DomainError.invalidField(file.field, "line \(line): bytes that are not UTF-8 text; the file is in another encoding (convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8, or import it with rules that set encoding)")
+        }
+        return DomainError.invalidField(file.field, "\(rules.encoding.undecodable(line: line)) (\(rules.name))")
+    }
+
     /// Calls `body` with each data row (or its problem), in file order.
     func forEach(_ body: (Result<ImportRow, CSVImportResult.Problem>) throws -> Void) throws {
         let field = file.field, name = file.name
@@ -61,6 +82,7 @@ struct CSVFileRows: Sendable {
         var tokenizer: CSVTokenizer?
         var rowFormat: (any ImportRowFormat)?
         func take(_ record: CSVTokenizer.Record) throws {
+            if record.undecodable { throw undecodable(record.line) }
             if rowFormat == nil {
                 let header = rules?.header == false ? nil : record
                 do {
@@ -73,6 +95,7 @@ struct CSVFileRows: Sendable {
             }
             do {
                 try body(.success(try rowFormat!.next(record)))
+                while let more = rowFormat!.followUp() { try body(.success(more)) }
             } catch let failure as ImportFileFailure {
                 throw failure.error
             } catch let error as DomainError {
@@ -157,7 +180,8 @@ private struct LineSkipper {
                     bytes = bytes[bytes.endIndex...]
                     return nil
                 }
-                var text = encoding.text(carried + bytes[..<newline].prefix(CSVFileRows.maxSkippedLine))
+                let line = carried + bytes[..<newline].prefix(CSVFileRows.maxSkippedLine)
+                var text = encoding.text(line) ?? String(decoding: line, as: UTF8.self)
                 if text.hasSuffix("\r") { text.removeLast() }
                 let found: (matched: Bool, steps: Int)
                 do {

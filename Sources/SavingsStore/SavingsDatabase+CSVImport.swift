@@ -129,6 +129,11 @@ extension SavingsDatabase {
         let now = Timestamp.truncatedToMilliseconds(now)
         // Where a large count of identical rows goes (beside the database; a database in memory: /tmp).
         let directory = writer.path.hasPrefix("/") ? (writer.path as NSString).deletingLastPathComponent : NSTemporaryDirectory()
+        if options.rules == nil {
+            // A provider's export sent without rules: say which preset reads it.
+            let names = try await OffPool.run { PresetProbe.matching(try file.prefix(PresetProbe.prefixBytes), now: now, timeZone: timeZone) }
+            if let suggestion = PresetProbe.suggestion(names) { throw DomainError.invalidField("rules", suggestion) }
+        }
         var decided = options
         if var rules = options.rules, !rules.when.isEmpty {
             // The patterns decide each row before the write begins (and off the serving pool):

@@ -11,7 +11,7 @@ struct TxCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Asset name or id.") var asset: String
         @Argument(help: "Signed amount in the asset's units.") var amount: String
-        @Option(help: "When, ISO 8601 (default now).") var date: String?
+        @Option(help: "When: YYYY-MM-DD (the start of that day) or an ISO 8601 timestamp (default now).") var date: String?
         @Option(help: "Note.") var note: String?
         @Option(name: .customLong("external-id"), help: "Your id for it (unique per asset).") var externalID: String?
 

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func everyPresetReads() throws {
-        #expect(ImportPresets.names == ["binance-deposits", "coinbase", "generic-bank-de", "kraken-ledgers"])
+        #expect(ImportPresets.names == ["binance-deposits", "binance-withdrawals", "coinbase", "dkb", "generic-bank-de", "ing", "kraken-ledgers"])
         for name in ImportPresets.names {
             let rules = try #require(try ImportPresets.rules(name))
             #expect(rules.name == name)

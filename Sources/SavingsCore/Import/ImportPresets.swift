@@ -6,18 +6,18 @@ public enum ImportPresets {
     public static let texts: [String: String] = [
         "binance-deposits": #"""
 # Binance's deposit history (Wallet > Transaction History > Deposit > Export), one row a
-# deposit, every coin in one file:
-#   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,Status
-# (the export's header, as Binance writes it; seen in public parsers of these files, e.g.
-# metko21neon/application's src/assets/withdraws.ts for the withdrawal twin of this export).
+# deposit, every coin in one file. Two layouts, both read (BittyTax's Binance parsers,
+# BittyTax/BittyTax src/bittytax/conv/parsers/binance.py, name them):
+#   Date(UTC+0),Coin,Network,Amount,Address,TXID,Status                (current; 26-03-25 18:02:41)
+#   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,Status   (older; 2024-03-25 18:02:41)
 # Amount is what was credited; only completed deposits moved money.
 #   savingsctl tx import deposits.csv --rules binance-deposits --map BTC="Binance BTC"
 
-date_format = "yyyy-MM-dd HH:mm:ss"
+date_format = ["yy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss"]
 timezone = "UTC"
 
 [columns]
-date = "Date(UTC)"
+date = ["Date(UTC+0)", "Date(UTC)"]
 amount = "Amount"
 asset = "Coin"
 note = "Binance deposit ({Network})"
@@ -32,36 +32,120 @@ column = "Status"
 matches = "^(?!Completed$)"
 skip = true
 """#,
-        "coinbase": #"""
-# Coinbase's transaction history (Statements > Generate report > CSV). A few lines of
-# explanation come before the header, which starts with "Timestamp":
-#   Timestamp,Transaction Type,Asset,Quantity Transacted,Spot Price Currency,
-#   Spot Price at Transaction,Subtotal,Total (inclusive of fees and/or spread),
-#   Fees and/or Spread,Notes
-# (the header as Coinbase's report prints it; the Coinbase record of Export-To-Ghostfolio,
-# dickwolff/Export-To-Ghostfolio src/models/coinbaseRecord.ts, reads the same ten columns).
-# Quantity Transacted is the asset's amount; fees are charged in the fiat currency and are not
-# subtracted. Dates are UTC: "2024-03-01T09:15:02Z", or "2024-03-01 09:15:02 UTC" in newer reports.
-# Quantities are unsigned in older reports, so the type says which way the asset moved.
-#   savingsctl tx import coinbase.csv --rules coinbase --map BTC="Coinbase BTC"
+        "binance-withdrawals": #"""
+# Binance's withdrawal history (Wallet > Transaction History > Withdraw > Export), one row a
+# withdrawal, every coin in one file. Two layouts, both read (BittyTax's Binance parsers,
+# BittyTax/BittyTax src/bittytax/conv/parsers/binance.py, name them):
+#   Date(UTC+0),Coin,Network,Amount,Fee,Address,TXID,Status          (current; 26-03-25 18:02:41)
+#   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,Status (older; 2024-03-25 18:02:41)
+# Amount left the account and the fee was paid on top of it, in the same coin: a withdrawal of
+# 800 with fee 1 takes 801. Only completed withdrawals moved money.
+#   savingsctl tx import withdrawals.csv --rules binance-withdrawals --map USDT="Binance USDT"
 
-skip = "^\"?Timestamp\"?,"
+date_format = ["yy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss"]
+timezone = "UTC"
+
+[columns]
+date = ["Date(UTC+0)", "Date(UTC)"]
+amount_out = "Amount"
+fee = ["Fee", "TransactionFee"]
+asset = "Coin"
+note = "Binance withdrawal ({Network}) to {Address}"
+external_id = "{TXID}"
+
+[assets]
+# USDT = "Binance USDT"
+
+# Anything not completed (processing, cancelled, failed) did not leave (yet).
+[[when]]
+column = "Status"
+matches = "^(?!Completed$)"
+skip = true
+"""#,
+        "coinbase": #"""
+# Coinbase's transaction history (Statements > Generate report > CSV). Three layouts, all read
+# (provinzio/CoinTaxman src/exchanges/coinbase.py and PR #172; beangulp's Coinbase examples):
+#   current ("V4"): ID,Timestamp,Transaction Type,Asset,Quantity Transacted,Price Currency,
+#     Price at Transaction,Subtotal,Total (inclusive of fees and/or spread),Fees and/or Spread,
+#     Notes — money cells carry the currency sign ("€40512.33", "-€180.01"), quantities are
+#     negative for what left (Sell, Send, Convert), and ID identifies the row;
+#   2023: a few lines of explanation, then Timestamp,Transaction Type,Asset,Quantity Transacted,
+#     Spot Price Currency,Spot Price at Transaction,Subtotal,Total (inclusive of fees and/or
+#     spread),Fees and/or Spread,Notes — quantities unsigned;
+#   2022: a 7-line preamble with a quoted disclaimer, then Timestamp,Transaction Type,Asset,
+#     Quantity Transacted,Spot Price Currency,Spot Price at Transaction,Subtotal,
+#     Total (inclusive of fees),Fees,Notes — quantities unsigned.
+# Quantity Transacted is the asset's amount; fees are charged in the fiat currency and are not
+# subtracted. Dates are UTC: "2024-03-01T09:15:02Z", or "2024-03-01 09:15:02 UTC".
+# A Convert is one row, of the asset spent; what it bought is only in Notes
+# ("Converted 0.001 BTC to 0.0175 ETH"): the second [[when]] books it as a second leg.
+#   savingsctl tx import coinbase.csv --rules coinbase --map BTC="Coinbase BTC" --map ETH="Coinbase ETH"
+
+skip = "^\"?(ID|Timestamp)\"?,"
 date_format = ["iso8601", "yyyy-MM-dd HH:mm:ss 'UTC'"]
 timezone = "UTC"
+thousands_separator = ","
+number_affixes = ["€", "$", "£"]
 
 [columns]
 date = "Timestamp"
 amount = "Quantity Transacted"
 asset = "Asset"
 note = "Coinbase {Transaction Type}: {Notes}"
+external_id = "{ID?}"
 
 [assets]
 # BTC = "Coinbase BTC"
 
+# Older reports write every quantity unsigned: the type says which way the asset moved.
 [[when]]
 column = "Transaction Type"
 matches = "^(Sell|Send|Convert|Withdrawal|Advanced Trade Sell)$"
 direction = "out"
+
+[[when]]
+column = "Transaction Type"
+matches = "^Convert$"
+[when.second_leg]
+column = "Notes"
+matches = '^Converted [\d.,]+ \S+ to (?<amount>[\d.,]+) (?<asset>\S+)'
+"""#,
+        "dkb": #"""
+# DKB's Girokonto statement as CSV (2023 and later; "Umsätze" > CSV-Export), as
+# siddhantgoel/beancount-dkb reads it (src/beancount_dkb/ec.py and its tests): UTF-8 with a
+# byte order mark, semicolons, every field quoted, a 4-line preamble (account, empty,
+# "Kontostand vom …", empty), then
+#   "Buchungsdatum";"Wertstellung";"Status";"Zahlungspflichtige*r";"Zahlungsempfänger*in";
+#   "Verwendungszweck";"Umsatztyp";"IBAN";"Betrag (€)";"Gläubiger-ID";"Mandatsreferenz";
+#   "Kundenreferenz"
+# Dates "dd.MM.yy"; amounts "-1.234,56". Rows not yet booked say Status "Vorgemerkt" and are
+# skipped. One account a file: name the asset.
+#   savingsctl tx import "DKB Giro" umsaetze.csv --rules dkb
+
+skip = "^\"?Buchungsdatum\"?;"
+separator = ";"
+encoding = "utf-8-bom"
+decimal_mark = ","
+thousands_separator = "."
+number_affixes = ["€"]
+date_format = ["dd.MM.yy", "dd.MM.yyyy"]
+timezone = "Europe/Berlin"
+
+[columns]
+date = "Buchungsdatum"
+amount = ["Betrag (€)", "Betrag (EUR)", "Betrag"]
+note = "{Zahlungspflichtige*r}: {Verwendungszweck}"
+
+# Money out: the other party is the payee.
+[[when]]
+column = ["Betrag (€)", "Betrag (EUR)", "Betrag"]
+matches = "^\\s*-"
+note = "{Zahlungsempfänger*in}: {Verwendungszweck}"
+
+[[when]]
+column = "Status"
+matches = "^Vorgemerkt$"
+skip = true
 """#,
         "generic-bank-de": #"""
 # A German bank's account statement as CSV: semicolons, decimal commas ("1.234,56"), dates
@@ -95,13 +179,44 @@ column = "Info"
 matches = "vorgemerkt"
 skip = true
 """#,
+        "ing": #"""
+# ING's (Germany) account statement as CSV ("Umsatzanzeige"), as siddhantgoel/beancount-ing
+# reads it (src/beancount_ing/importer.py and its tests): ISO-8859-1, semicolons, decimal
+# commas, a 13-line preamble of the statement's metadata (Umsatzanzeige, IBAN, Kontoname, Bank,
+# Kunde, Zeitraum, Saldo, Sortierung, a note on what the file holds, empty lines), then
+#   Buchung;Valuta;Auftraggeber/Empfänger;Buchungstext;Verwendungszweck;Saldo;Währung;Betrag;Währung
+# Newest first; Saldo is the running balance after each booking, checked. Dates "dd.MM.yyyy".
+# One account a file: name the asset.
+#   savingsctl tx import "ING Giro" Umsatzanzeige.csv --rules ing
+
+skip = "^Buchung;"
+separator = ";"
+encoding = "iso-8859-1"
+decimal_mark = ","
+thousands_separator = "."
+date_format = ["dd.MM.yyyy", "dd.MM.yy"]
+timezone = "Europe/Berlin"
+
+[columns]
+date = "Buchung"
+amount = "Betrag"
+balance = "Saldo"
+note = "{Auftraggeber/Empfänger}: {Verwendungszweck}"
+"""#,
         "kraken-ledgers": #"""
 # Kraken's ledger export (History > Export > Ledgers: ledgers.csv), every asset in one file.
-# Header, as Kraken documents it ("How to interpret Ledger history fields",
-# https://support.kraken.com/hc/en-us/articles/360001169383):
-#   "txid","refid","time","type","subtype","aclass","asset","wallet","amount","fee","balance"
+# Kraken documents the fields in "How to interpret Ledger history fields"
+# (https://support.kraken.com/hc/en-us/articles/360001169383). Four layouts, all read:
+#   "txid","refid","time","type","aclass","asset","amount","fee","balance"              (9 columns)
+#   "txid","refid","time","type","subtype","aclass","asset","amount","fee","balance"    (10)
+#   "txid","refid","time","type","subtype","aclass","asset","wallet","amount","fee","balance"  (11)
+#   "txid","refid","time","type","subtype","aclass","subclass","asset","wallet","amount","fee","balance"  (12, 2025+)
 # time is UTC ("2024-03-01 09:15:02", sometimes with a fraction of a second); amount is signed;
 # the fee is paid from the same asset; balance = old balance + amount - fee.
+# A deposit or withdrawal is listed twice: first with an empty txid and an empty balance (not
+# yet credited), then again when credited (Kraken support, "Why there are duplicate entries
+# for deposits/withdrawals"; provinzio/CoinTaxman issues #87 and #97, PR #9). The first is
+# skipped, and its empty balance keeps it out of the balance check.
 # Asset codes are Kraken's: XXBT (bitcoin), XETH, ZEUR, ZUSD, ... Map the ones you track:
 #   savingsctl tx import ledgers.csv --rules kraken-ledgers --map XXBT="Kraken BTC"
 # or copy this file and fill in [assets].
@@ -116,13 +231,19 @@ amount = "amount"
 fee = "fee"
 balance = "balance"
 asset = "asset"
-note = "Kraken {type} {subtype}"
+note = "Kraken {type} {subtype?}"
 # txid is unique per ledger entry; refid joins the two legs of a trade.
 external_id = "{txid}"
 
 [assets]
 # XXBT = "Kraken BTC"
 # ZEUR = "Kraken EUR"
+
+# The not-yet-credited listing of a deposit or withdrawal.
+[[when]]
+column = "txid"
+matches = "^$"
+skip = true
 """#,
     ]
 }

@@ -68,6 +68,13 @@ extension ImportRules {
                 throw top.invalid("thousands_separator", "must differ from decimal_mark")
             }
         }
+        if let value = top.take("number_affixes") {
+            guard let list = value.array?.map(\.string), list.count <= 16,
+                  list.allSatisfy({ $0.map { !$0.isEmpty && $0.count <= 8 && !$0.contains(where: { $0.isNumber || "+-.,".contains($0) }) } ?? false }) else {
+                throw top.invalid("number_affixes", "must be a list of up to 16 texts of 1 to 8 characters, without digits, signs or marks (e.g. [\"€\", \"$\", \"EUR\"])")
+            }
+            number.affixes = list.map { $0! }
+        }
         if let value = top.take("date_format") {
             let formats = value.string.map { [$0] } ?? value.array.map { $0.map(\.string) } ?? [nil]
             guard !formats.isEmpty, formats.allSatisfy({ $0 != nil }) else {
@@ -115,10 +122,9 @@ extension ImportRules {
         let `in` = try table.column("amount_in"), out = try table.column("amount_out")
         switch (signed, `in`, out) {
         case (let signed?, nil, nil): amount = .signed(signed)
-        case (nil, let `in`?, let out?): amount = .split(in: `in`, out: out)
         case (nil, nil, nil): break
-        case (_?, _, _): throw table.invalid("amount", "give either amount or amount_in and amount_out, not both")
-        default: throw table.invalid(`in` == nil ? "amount_in" : "amount_out", "amount_in and amount_out go together")
+        case (nil, _, _): amount = .split(in: `in`, out: out)
+        case (_?, _, _): throw table.invalid("amount", "give either amount or amount_in and/or amount_out, not both")
         }
         fee = try table.column("fee")
         asset = try table.column("asset")
@@ -135,14 +141,38 @@ extension ImportRules {
         rule.note = try table.template("note")
         rule.externalID = try table.template("external_id")
         rule.asset = try table.string("asset")
-        if let direction = try table.string("direction") {
-            guard let known = Direction(rawValue: direction) else { throw table.invalid("direction", "must be \"in\" or \"out\"") }
-            rule.direction = known
+        rule.direction = try direction(&table)
+        if var leg = try table.table("second_leg") {
+            rule.secondLeg = try secondLeg(&leg)
+            try leg.finish()
         }
-        guard rule.skip || rule.note != nil || rule.externalID != nil || rule.asset != nil || rule.direction != nil else {
-            throw table.invalid("skip", "a [[when]] block does nothing without skip, note, external_id, asset or direction")
+        guard rule.skip || rule.note != nil || rule.externalID != nil || rule.asset != nil || rule.direction != nil || rule.secondLeg != nil else {
+            throw table.invalid("skip", "a [[when]] block does nothing without skip, note, external_id, asset, direction or second_leg")
         }
+        if rule.skip, rule.secondLeg != nil { throw table.invalid("second_leg", "cannot be on a block that skips the row") }
         return rule
+    }
+
+    private static func direction(_ table: inout RulesTable) throws -> Direction? {
+        guard let direction = try table.string("direction") else { return nil }
+        guard let known = Direction(rawValue: direction) else { throw table.invalid("direction", "must be \"in\" or \"out\"") }
+        return known
+    }
+
+    private static func secondLeg(_ table: inout RulesTable) throws -> SecondLeg {
+        guard let column = try table.column("column") else { throw table.invalid("column", "is required: the column the second leg is read from") }
+        guard let source = try table.string("matches") else {
+            throw table.invalid("matches", "is required: a regular expression with the groups (?<amount>…) and (?<asset>…)")
+        }
+        let pattern = try RowPattern(source, key: "\(table.name): \(table.path)matches")
+        var leg = SecondLeg(column: column, pattern: pattern)
+        leg.asset = try table.string("asset")
+        leg.direction = try direction(&table) ?? .in
+        guard pattern.groupNames["amount"] != nil else { throw table.invalid("matches", "needs a group (?<amount>…): the second leg's amount") }
+        guard leg.asset != nil || pattern.groupNames["asset"] != nil else {
+            throw table.invalid("matches", "needs a group (?<asset>…), the second leg's asset code, or the key asset")
+        }
+        return leg
     }
 }
 
@@ -195,9 +225,16 @@ private struct RulesTable {
         return RulesTable(table, path: "\(path)\(key).", name: name)
     }
 
-    /// A header name (string) or a position (integer from 1).
+    /// A header name (string), several (the first the header has), or a position (integer from 1).
     mutating func column(_ key: String) throws -> ImportRules.Column? {
         guard let value = take(key) else { return nil }
+        if let list = value.array {
+            let names = list.map { $0.string?.trimmingCharacters(in: .whitespaces) ?? "" }
+            guard !names.isEmpty, names.count <= 16, names.allSatisfy({ !$0.isEmpty }) else {
+                throw invalid(key, "must be a column's header name, a list of names (the first the header has), or its position")
+            }
+            return names.count == 1 ? .name(names[0]) : .names(names)
+        }
         if let position = value.int {
             guard position >= 1 else { throw invalid(key, "must be a position from 1 (got \(position))") }
             return .position(position)

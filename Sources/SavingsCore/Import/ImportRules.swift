@@ -8,11 +8,15 @@ public struct ImportRules: Sendable {
     /// its position (1 is the first).
     public enum Column: Sendable, Equatable, CustomStringConvertible {
         case name(String)
+        /// The first of these names that the header has: one rules file for every version
+        /// of a provider's header.
+        case names([String])
         case position(Int)
 
         public var description: String {
             switch self {
             case .name(let name): "'\(name)'"
+            case .names(let names): names.map { "'\($0)'" }.joined(separator: " or ")
             case .position(let position): "column \(position)"
             }
         }
@@ -27,11 +31,12 @@ public struct ImportRules: Sendable {
         case windows1252 = "windows-1252"
     }
 
-    /// Where the amount is: one signed column, or money in and money out in two.
+    /// Where the amount is: one signed column, or money in and money out (in two columns, or
+    /// one of them alone).
     public enum AmountColumns: Sendable, Equatable {
         case signed(Column)
         /// Either may be empty on a row; the out column's sign is ignored: it is money out.
-        case split(in: Column, out: Column)
+        case split(in: Column?, out: Column?)
     }
 
     /// What to do with a row whose asset code has no asset.
@@ -55,6 +60,19 @@ public struct ImportRules: Sendable {
         /// A savingsd asset (name or id) for the row, instead of the asset column's.
         public var asset: String?
         public var direction: Direction?
+        public var secondLeg: SecondLeg?
+    }
+
+    /// A second booking made from the same row (`[when.second_leg]`): what a conversion
+    /// received, which the row of the asset it spent names only in a text. Its amount and asset
+    /// code are groups of `pattern` matched against `column` (`(?<amount>…)`, `(?<asset>…)`), or
+    /// its asset is fixed; same date and note, external id the row's with "-2".
+    public struct SecondLeg: Sendable {
+        public var column: Column
+        public var pattern: RowPattern
+        public var direction: Direction = .in
+        /// A savingsd asset for every second leg, instead of the `asset` group's code.
+        public var asset: String?
     }
 
     /// Lines before the header: a count, or every line up to the first matching a pattern.
@@ -98,12 +116,17 @@ public struct ImportRules: Sendable {
         var columns: [(String, Column)] = [("columns.date", date)]
         switch amount {
         case .signed(let column): columns.append(("columns.amount", column))
-        case .split(let `in`, let out): columns += [("columns.amount_in", `in`), ("columns.amount_out", out)]
+        case .split(let `in`, let out):
+            if let `in` { columns.append(("columns.amount_in", `in`)) }
+            if let out { columns.append(("columns.amount_out", out)) }
         }
         if let fee { columns.append(("columns.fee", fee)) }
         if let asset { columns.append(("columns.asset", asset)) }
         if let balance { columns.append(("columns.balance", balance)) }
-        for (index, rule) in when.enumerated() { columns.append(("when[\(index + 1)].column", rule.column)) }
+        for (index, rule) in when.enumerated() {
+            columns.append(("when[\(index + 1)].column", rule.column))
+            if let leg = rule.secondLeg { columns.append(("when[\(index + 1)].second_leg.column", leg.column)) }
+        }
         return columns
     }
 
@@ -125,12 +148,15 @@ public struct FieldTemplate: Sendable, Equatable {
     public enum Part: Sendable, Equatable {
         case literal(String)
         case column(ImportRules.Column)
+        /// `{name?}`: the column's text, or nothing when the header has no such column.
+        case optional(ImportRules.Column)
     }
 
     public let parts: [Part]
 
     /// A template: "{refid}-{asset}". A plain name is the column of that name; an integer
-    /// (from TOML) its position.
+    /// (from TOML) its position. `{a|b}` is the first of the columns a header has, and a
+    /// reference ending in `?` may be missing from the header (it reads as nothing).
     public init(parsing text: String, key: String) throws {
         guard text.contains("{") else {
             parts = [.column(.name(text))]
@@ -143,9 +169,15 @@ public struct FieldTemplate: Sendable, Equatable {
             guard let close = rest[open...].firstIndex(of: "}") else {
                 throw DomainError.invalidField("rules", "\(key): '{' without a closing '}' in \"\(text)\"")
             }
-            let reference = rest[rest.index(after: open)..<close].trimmingCharacters(in: .whitespaces)
-            guard !reference.isEmpty else { throw DomainError.invalidField("rules", "\(key): an empty {} in \"\(text)\"") }
-            parts.append(.column(Int(reference).map { .position($0) } ?? .name(reference)))
+            var reference = rest[rest.index(after: open)..<close].trimmingCharacters(in: .whitespaces)
+            let optional = reference.hasSuffix("?")
+            if optional { reference.removeLast() }
+            let names = reference.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
+                throw DomainError.invalidField("rules", "\(key): an empty {} in \"\(text)\"")
+            }
+            let column: ImportRules.Column = names.count > 1 ? .names(names) : Int(names[0]).map { .position($0) } ?? .name(names[0])
+            parts.append(optional ? .optional(column) : .column(column))
             rest = rest[rest.index(after: close)...]
         }
         if !rest.isEmpty { parts.append(.literal(String(rest))) }
@@ -155,7 +187,12 @@ public struct FieldTemplate: Sendable, Equatable {
     public init(column: ImportRules.Column) { parts = [.column(column)] }
 
     var columns: [ImportRules.Column] {
-        parts.compactMap { if case .column(let column) = $0 { column } else { nil } }
+        parts.compactMap {
+            switch $0 {
+            case .column(let column), .optional(let column): column
+            case .literal: nil
+            }
+        }
     }
 }
 
@@ -163,8 +200,36 @@ public struct FieldTemplate: Sendable, Equatable {
 public struct NumberFormat: Sendable, Equatable {
     public var decimalMark = UInt8(ascii: ".")
     public var thousandsSeparator: UInt8?
+    /// Texts a number may carry before or after it ("€", "EUR", "BTC"): a currency sign, a
+    /// unit. Longest first.
+    public var affixes: [String] = [] {
+        didSet { affixes.sort { $0.count > $1.count } }
+    }
 
     public init() {}
+
+    /// `normalized`, after taking off one affix before the number (after a leading sign) and
+    /// one after it (before a trailing sign): "-€180.01", "€40,512.33", "12,50 EUR-".
+    public func value(_ field: String) -> String? {
+        if let plain = normalized(field) { return plain }
+        guard !affixes.isEmpty else { return nil }
+        var text = Substring(field.trimmingCharacters(in: .whitespaces))
+        var sign = ""
+        if let first = text.first, first == "-" || first == "+" {
+            sign = String(first)
+            text = text.dropFirst().drop(while: \.isWhitespace)
+        }
+        if let affix = affixes.first(where: { text.hasPrefix($0) }) { text = text.dropFirst(affix.count).drop(while: \.isWhitespace) }
+        var trailing = ""
+        if let last = text.last, last == "-" || last == "+" {
+            trailing = String(last)
+            text = text.dropLast()
+            while text.last?.isWhitespace == true { text = text.dropLast() }
+        }
+        if let affix = affixes.first(where: { text.hasSuffix($0) }) { text = text.dropLast(affix.count) }
+        guard sign.isEmpty || trailing.isEmpty else { return nil }
+        return normalized(sign + text + trailing)
+    }
 
     /// A field's number as savingsd writes it ("-1234.56"), or nil when it is not one. Space
     /// (also no-break space) around or inside is ignored, a sign may lead or trail
@@ -210,22 +275,38 @@ extension ImportRules.Encoding {
         "\u{2DC}", "\u{2122}", "\u{161}", "\u{203A}", "\u{153}", "\u{9D}", "\u{17E}", "\u{178}",
     ]
 
-    /// A field's bytes as text (UTF-8 that does not decode shows U+FFFD).
-    public func text(_ bytes: [UInt8]) -> String {
+    /// Windows-1252's five bytes that are no character.
+    private static let windows1252Undefined: Set<UInt8> = [0x81, 0x8D, 0x8F, 0x90, 0x9D]
+
+    /// A field's bytes as text, or nil when they are not text in this encoding (UTF-8 that
+    /// does not decode, a byte Windows-1252 leaves undefined): such text is refused, never
+    /// stored with U+FFFD in place of what the file said.
+    public func text(_ bytes: [UInt8]) -> String? {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         switch self {
         case .utf8, .utf8BOM:
-            return String(decoding: bytes, as: UTF8.self)
+            return String(validating: bytes, as: UTF8.self)
         case .latin1, .windows1252:
-            if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
             var text = String.UnicodeScalarView()
             for byte in bytes {
                 if self == .windows1252, (0x80...0x9F).contains(byte) {
+                    guard !Self.windows1252Undefined.contains(byte) else { return nil }
                     text.append(Self.windows1252High[Int(byte - 0x80)])
                 } else {
                     text.append(Unicode.Scalar(byte))
                 }
             }
             return String(text)
+        }
+    }
+
+    /// What a file whose bytes are not text in this encoding is told.
+    public func undecodable(line: Int) -> String {
+        switch self {
+        case .utf8, .utf8BOM:
+            "line \(line): bytes that are not UTF-8 text; the file is in another encoding (a German bank's is often Windows-1252 or ISO-8859-1: set encoding = \"windows-1252\" in the rules)"
+        case .latin1, .windows1252:
+            "line \(line): a byte that is not \(rawValue) text; the file is in another encoding (set encoding in the rules: \(Self.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
     }
 }

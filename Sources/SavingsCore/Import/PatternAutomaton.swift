@@ -11,6 +11,8 @@ enum Instruction {
     case wordBoundary(Bool)
     /// Continue only where the look-ahead program `Int` matches (or, negative, does not).
     case lookAhead(Int, negative: Bool)
+    /// Records the position in capture slot `Int` (group n opens at 2n, closes at 2n + 1).
+    case save(Int)
     case match
 }
 
@@ -101,6 +103,10 @@ struct Compiler {
         case .lookAhead(let inner, let negative):
             let number = try program(inner)
             code.append(.lookAhead(number, negative: negative))
+        case .capture(let inner, let number):
+            code.append(.save(2 * number))
+            try emit(inner, into: &code)
+            code.append(.save(2 * number + 1))
         }
     }
 }
@@ -171,6 +177,7 @@ struct Simulation {
             switch code[pc] {
             case .match: return true
             case .jump(let target): stack.append(target)
+            case .save: stack.append(pc + 1)
             case .split(let first, let second):
                 stack.append(second)
                 stack.append(first)
@@ -196,6 +203,91 @@ struct Simulation {
         }
         guard steps <= RowPattern.maxSteps else { throw RowPattern.StepLimit() }
         return false
+    }
+
+    /// Whether `pc` may go on at `position` without reading (an assertion that holds).
+    private mutating func holds(_ instruction: Instruction, at position: Int) throws -> Bool {
+        switch instruction {
+        case .lineStart: return position == 0
+        case .lineEnd: return position == text.count || (position == text.count - 1 && text[position] == "\n")
+        case .wordBoundary(let wanted):
+            func word(_ index: Int) -> Bool { index >= 0 && index < text.count && PatternClass.isNamed(.word, text[index].value) }
+            return (word(position - 1) != word(position)) == wanted
+        case .lookAhead(let number, let negative):
+            if let known = looks[number]?[position] { return known != negative }
+            let found = try run(number, from: position, anchored: true)
+            looks[number, default: [:]][position] = found
+            return found != negative
+        default: return true
+        }
+    }
+
+    /// The leftmost match's capture slots (positions in `text`, -1 where a group took no part),
+    /// preferring earlier alternatives and greedy repeats as backtracking engines do, found with
+    /// every path in step (a Pike VM): each thread carries its slots, and a thread that matches
+    /// ends those of lower priority. Nil when the pattern does not match.
+    mutating func captures(slots: Int) throws -> [Int]? {
+        let code = program.programs[0]
+        var current: [(pc: Int, slots: [Int])] = []
+        var next: [(pc: Int, slots: [Int])] = []
+        var seen = SparseSet(capacity: code.count)
+        var stack: [(pc: Int, slots: [Int])] = []
+        var matched: [Int]?
+        /// Adds the threads `pc` leads to at `position`, in priority order.
+        func add(_ pc: Int, _ slots: [Int], at position: Int, to list: inout [(pc: Int, slots: [Int])]) throws {
+            stack.append((pc, slots))
+            while let (pc, slots) = stack.popLast() {
+                guard seen.insert(pc) else { continue }
+                steps += 1
+                switch code[pc] {
+                case .jump(let target): stack.append((target, slots))
+                case .split(let first, let second):
+                    stack.append((second, slots))
+                    stack.append((first, slots))
+                case .save(let slot):
+                    var saved = slots
+                    if slot < saved.count { saved[slot] = position }
+                    stack.append((pc + 1, saved))
+                case .lineStart, .lineEnd, .wordBoundary, .lookAhead:
+                    if try holds(code[pc], at: position) { stack.append((pc + 1, slots)) }
+                case .scalar, .any, .set, .match:
+                    list.append((pc, slots))
+                }
+            }
+            guard steps <= RowPattern.maxSteps else { throw RowPattern.StepLimit() }
+        }
+        let empty = Array(repeating: -1, count: slots)
+        try add(0, empty, at: 0, to: &current)
+        var position = 0
+        while true {
+            seen.clear()
+            next.removeAll(keepingCapacity: true)
+            let scalar = position < text.count ? Folding.fold(text[position]) : nil
+            let original = position < text.count ? text[position] : nil
+            threads: for thread in current {
+                steps += 1
+                switch code[thread.pc] {
+                case .match:
+                    matched = thread.slots
+                    break threads
+                case .scalar(let wanted):
+                    if let scalar, wanted == scalar { try add(thread.pc + 1, thread.slots, at: position + 1, to: &next) }
+                case .any:
+                    if let original, original != "\n", original != "\r" { try add(thread.pc + 1, thread.slots, at: position + 1, to: &next) }
+                case .set(let index):
+                    if let original, program.sets[index].contains(original) { try add(thread.pc + 1, thread.slots, at: position + 1, to: &next) }
+                default:
+                    break
+                }
+            }
+            guard position < text.count else { break }
+            position += 1
+            // A match starting here ranks below every thread already under way.
+            if matched == nil { try add(0, empty, at: position, to: &next) }
+            if next.isEmpty { break }
+            swap(&current, &next)
+        }
+        return matched
     }
 }
 

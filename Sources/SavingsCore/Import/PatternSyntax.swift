@@ -12,6 +12,8 @@ indirect enum Node {
     case lineEnd
     case wordBoundary(Bool)
     case lookAhead(Node, negative: Bool)
+    /// A capturing group, numbered from 1 in the order its '(' opens.
+    case capture(Node, Int)
 }
 
 /// A class: ranges and named sets, possibly negated.
@@ -74,6 +76,10 @@ struct PatternParser {
     var index = 0
     var depth = 0
     static let maxDepth = 64
+    /// Capturing groups so far, and the names of the named ones.
+    var groups = 0
+    var names: [String: Int] = [:]
+    static let maxGroups = 32
 
     init(_ scalars: [Unicode.Scalar]) { self.scalars = scalars }
 
@@ -165,7 +171,10 @@ struct PatternParser {
             defer { depth -= 1 }
             guard depth <= Self.maxDepth else { throw Failure(reason: "groups nested deeper than \(Self.maxDepth)") }
             var look: Bool?
+            var capturing = true
+            var name: String?
             if current == "?" {
+                capturing = false
                 index += 1
                 switch current {
                 case ":": index += 1
@@ -174,10 +183,22 @@ struct PatternParser {
                 case "<" where index + 1 < scalars.count && (scalars[index + 1] == "=" || scalars[index + 1] == "!"):
                     throw Failure(reason: "look-behind is not supported")
                 case "<", "P":
-                    // A named group: the name is skipped.
-                    while let next = current, next != ">" { index += 1 }
-                    guard current == ">" else { throw Failure(reason: "a group name without '>'") }
+                    // A named group: `(?<name>…)` or `(?P<name>…)`.
+                    if current == "P" { index += 1 }
+                    guard current == "<" else { throw Failure(reason: "'(?P' without '<name>'") }
                     index += 1
+                    var text = String.UnicodeScalarView()
+                    while let next = current, next != ">" {
+                        guard next == "_" || next.properties.isAlphabetic || ("0"..."9").contains(next), text.count < 32 else {
+                            throw Failure(reason: "a group name of letters, digits and '_' (at most 32)")
+                        }
+                        text.append(next)
+                        index += 1
+                    }
+                    guard current == ">", !text.isEmpty else { throw Failure(reason: "a group name without '>'") }
+                    index += 1
+                    name = String(text)
+                    capturing = true
                 case "i":
                     // Matching is case-insensitive already: `(?i)` and `(?i:` change nothing.
                     index += 1
@@ -191,11 +212,21 @@ struct PatternParser {
                     throw Failure(reason: "'(?' of a kind that is not supported")
                 }
             }
+            var number = 0
+            if capturing, look == nil {
+                groups += 1
+                number = groups
+                guard number <= Self.maxGroups else { throw Failure(reason: "more than \(Self.maxGroups) groups") }
+                if let name {
+                    guard names[name] == nil else { throw Failure(reason: "two groups named '\(name)'") }
+                    names[name] = number
+                }
+            }
             let inner = try alternation()
             guard current == ")" else { throw Failure(reason: "'(' without ')'") }
             index += 1
             if let negative = look { return .lookAhead(inner, negative: negative) }
-            return inner
+            return number > 0 ? .capture(inner, number) : inner
         case ")": throw Failure(reason: "unbalanced ')'")
         default: return .scalar(Folding.fold(scalar))
         }

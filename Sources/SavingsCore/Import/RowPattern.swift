@@ -18,6 +18,9 @@
 public struct RowPattern: Sendable {
     public let source: String
     private let program: Program
+    /// How many capturing groups the pattern has, and the numbers of the named ones.
+    public let groupCount: Int
+    public let groupNames: [String: Int]
 
     /// Most instructions a pattern compiles to (a counted repetition copies its body).
     public static let maxInstructions = 10_000
@@ -36,6 +39,8 @@ public struct RowPattern: Sendable {
             var parser = PatternParser(Array(source.unicodeScalars))
             let tree = try parser.parseWhole()
             program = try Program(tree)
+            groupCount = parser.groups
+            groupNames = parser.names
         } catch let failure as PatternParser.Failure {
             throw refuse(failure.reason)
         }
@@ -45,6 +50,23 @@ public struct RowPattern: Sendable {
     /// Whether the pattern matches anywhere in `text`; throws `StepLimit` past the budget.
     public func matches(_ text: String) throws -> Bool {
         try matchesCounting(text).matched
+    }
+
+    /// The text of each group of the leftmost match (by number from 1, and by name; a group
+    /// that took no part is absent), and the steps it took; nil groups when it does not match.
+    /// Throws `StepLimit` past the budget.
+    public func captures(_ text: String) throws -> (groups: [String: String]?, steps: Int) {
+        let scalars = Array(text.unicodeScalars)
+        var run = Simulation(program: program, text: scalars)
+        guard let slots = try run.captures(slots: 2 * (groupCount + 1)) else { return (nil, run.steps) }
+        var groups: [String: String] = [:]
+        for number in stride(from: 1, through: groupCount, by: 1) {
+            let start = slots[2 * number], end = slots[2 * number + 1]
+            guard start >= 0, end >= start else { continue }
+            groups[String(number)] = String(String.UnicodeScalarView(scalars[start..<end]))
+        }
+        for (name, number) in groupNames { groups[name] = groups[String(number)] }
+        return (groups, run.steps)
     }
 
     /// `matches`, with the steps it took.

@@ -2,7 +2,8 @@ import Synchronization
 
 /// The `[[when]]` patterns' verdicts on a file's rows, worked out by a pass of their own before
 /// the import's write transaction and read back, in the same order, by the pass that writes: the
-/// patterns never run while other clients' writes wait. One bit per rule and row.
+/// patterns never run while other clients' writes wait. One bit per rule and row, and the groups
+/// of each second leg.
 public final class RuleVerdicts: Sendable {
     private struct State {
         var bits: [UInt64] = []
@@ -11,6 +12,9 @@ public final class RuleVerdicts: Sendable {
         var replaying = false
         /// Steps the patterns took over the whole file.
         var steps = 0
+        /// The groups of each second leg's pattern, in order (nil where it did not match).
+        var groups: [[String: String]?] = []
+        var groupCursor = 0
     }
 
     private let state = Mutex(State())
@@ -43,6 +47,19 @@ public final class RuleVerdicts: Sendable {
         }
     }
 
+    func record(groups: [String: String]?) {
+        state.withLock { $0.groups.append(groups) }
+    }
+
+    /// The next second leg's groups recorded; nil past the end.
+    func nextGroups() -> [String: String]? {
+        state.withLock { state in
+            guard state.groupCursor < state.groups.count else { return nil }
+            defer { state.groupCursor += 1 }
+            return state.groups[state.groupCursor]
+        }
+    }
+
     /// Adds a match's steps to the file's total; false once the total passes the budget.
     func spend(_ steps: Int) -> Bool {
         state.withLock { state in
@@ -56,6 +73,7 @@ public final class RuleVerdicts: Sendable {
         state.withLock { state in
             state.replaying = true
             state.cursor = 0
+            state.groupCursor = 0
         }
     }
 }

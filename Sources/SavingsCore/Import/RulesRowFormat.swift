@@ -16,6 +16,12 @@ public enum ImportRow: Sendable {
 /// Turns an import file's records into rows: the plain format, or a rules file's.
 public protocol ImportRowFormat: Sendable {
     mutating func next(_ record: CSVTokenizer.Record) throws -> ImportRow
+    /// A further row the last record made (a second leg), asked for after each `next`.
+    mutating func followUp() -> ImportRow?
+}
+
+extension ImportRowFormat {
+    public mutating func followUp() -> ImportRow? { nil }
 }
 
 /// A problem that refuses the whole file rather than one row (a rules file that does not fit it).
@@ -37,10 +43,17 @@ public struct RulesRowFormat: ImportRowFormat {
     private let width: Int
     private let exactWidth: Bool
     private let dateColumn: Int, feeColumn: Int?, assetColumn: Int?, balanceColumn: Int?
-    private let amountColumns: (Int, Int?)
+    private let amountColumns: Amounts
     private let header: [String]
-    private let when: [(index: Int, rule: ImportRules.When)]
+    private let when: [(index: Int, rule: ImportRules.When, leg: Int?)]
     private let templates: [String: [ResolvedPart]]
+    /// The second leg the last row made, handed out by `followUp`.
+    private var pending: ImportRow?
+
+    enum Amounts {
+        case signed(Int)
+        case split(in: Int?, out: Int?)
+    }
     private var dates: RowDates
     /// How problems name the date column.
     private let dateLabel: String
@@ -70,6 +83,14 @@ public struct RulesRowFormat: ImportRowFormat {
             return found
         }
         func resolve(_ column: ImportRules.Column, key: String) throws -> Int {
+            guard let found = try find(column, key: key) else {
+                let shown = names.prefix(20).joined(separator: ", ")
+                throw DomainError.invalidField("rules", "\(rules.name): \(key) names \(column), which the header (line \(headerLine)) does not have (it has: \(shown))")
+            }
+            return found
+        }
+        /// The column's index, or nil when the header has no such name.
+        func find(_ column: ImportRules.Column, key: String) throws -> Int? {
             switch column {
             case .position(let position):
                 guard record == nil || position <= names.count else {
@@ -78,28 +99,37 @@ public struct RulesRowFormat: ImportRowFormat {
                 return position - 1
             case .name(let name):
                 let wanted = name.trimmingCharacters(in: .whitespaces).lowercased()
-                guard let found = names.firstIndex(where: { $0.lowercased() == wanted }) else {
-                    let shown = names.prefix(20).joined(separator: ", ")
-                    throw DomainError.invalidField("rules", "\(rules.name): \(key) names '\(name)', which the header (line \(headerLine)) does not have (it has: \(shown))")
+                return names.firstIndex(where: { $0.lowercased() == wanted })
+            case .names(let choices):
+                for name in choices {
+                    if let found = try find(.name(name), key: key) { return found }
                 }
-                return found
+                return nil
             }
         }
         dateColumn = try index(rules.date, key: "columns.date")
         switch rules.amount {
-        case .signed(let column): amountColumns = (try index(column, key: "columns.amount"), nil)
-        case .split(let `in`, let out): amountColumns = (try index(`in`, key: "columns.amount_in"), try index(out, key: "columns.amount_out"))
+        case .signed(let column): amountColumns = .signed(try index(column, key: "columns.amount"))
+        case .split(let `in`, let out):
+            amountColumns = .split(in: try `in`.map { try index($0, key: "columns.amount_in") },
+                                   out: try out.map { try index($0, key: "columns.amount_out") })
         }
         feeColumn = try rules.fee.map { try index($0, key: "columns.fee") }
         assetColumn = try rules.asset.map { try index($0, key: "columns.asset") }
         balanceColumn = try rules.balance.map { try index($0, key: "columns.balance") }
-        when = try rules.when.enumerated().map { number, rule in (try index(rule.column, key: "when[\(number + 1)].column"), rule) }
+        when = try rules.when.enumerated().map { number, rule in
+            (try index(rule.column, key: "when[\(number + 1)].column"), rule,
+             try rule.secondLeg.map { try index($0.column, key: "when[\(number + 1)].second_leg.column") })
+        }
         var templates: [String: [ResolvedPart]] = [:]
         for (key, template) in rules.templates {
             templates[key] = try template.parts.map { part in
                 switch part {
                 case .literal(let text): .literal(text)
                 case .column(let column): .column(try index(column, key: key))
+                case .optional(let column):
+                    // Without a header a position is always there (an empty field if the row is short).
+                    if record == nil { .column(try index(column, key: key)) } else { try find(column, key: key).map { .column($0) } ?? .literal("") }
                 }
             }
         }
@@ -119,12 +149,14 @@ public struct RulesRowFormat: ImportRowFormat {
         var noteKey = "columns.note", idKey = "columns.external_id"
         var asset: String?
         var direction: ImportRules.Direction?
-        for (number, (index, rule)) in when.enumerated() where try matches(rule, number: number, field(index), line: record.line) {
+        var leg: (number: Int, leg: ImportRules.SecondLeg, column: Int)?
+        for (number, (index, rule, legColumn)) in when.enumerated() where try matches(rule, number: number, field(index), line: record.line) {
             skip = skip || rule.skip
             if rule.note != nil { noteKey = "when[\(number + 1)].note" }
             if rule.externalID != nil { idKey = "when[\(number + 1)].external_id" }
             asset = rule.asset ?? asset
             direction = rule.direction ?? direction
+            if let second = rule.secondLeg, let legColumn { leg = (number, second, legColumn) }
         }
         let code = assetColumn.map(field)
         if asset == nil, let code {
@@ -152,6 +184,7 @@ public struct RulesRowFormat: ImportRowFormat {
             throw DomainError.invalidField("external_id", "longer than \(TransactionCSVFormat.maxExternalIDLength) characters")
         }
         let row = TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID)
+        if let leg { pending = try secondLeg(leg, text: field(leg.column), row: row, line: record.line) }
         return .row(row, asset: asset, code: code, balance: balance)
 
         func render(_ key: String) -> String? {
@@ -168,25 +201,82 @@ public struct RulesRowFormat: ImportRowFormat {
         }
     }
 
-    /// The row's amount: signed, or in less out; less the fee; forced in or out by a rule.
+    public mutating func followUp() -> ImportRow? {
+        defer { pending = nil }
+        return pending
+    }
+
+    /// The second leg `rule` makes of a row: its asset and amount from the pattern's groups
+    /// on `text` (read back when an earlier pass worked them out).
+    private func secondLeg(_ rule: (number: Int, leg: ImportRules.SecondLeg, column: Int), text: String, row: TransactionCSVRow,
+                           line: Int) throws -> ImportRow {
+        let key = "when[\(rule.number + 1)].second_leg"
+        let groups: [String: String]?
+        if let verdicts = rules.verdicts, verdicts.isReplaying {
+            groups = verdicts.nextGroups()
+        } else {
+            let found: (groups: [String: String]?, steps: Int)
+            do {
+                found = try rule.leg.pattern.captures(text)
+            } catch is RowPattern.StepLimit {
+                throw ImportFileFailure(error: DomainError.invalidField(
+                    "rules", "\(rules.name): \(key).matches takes more than \(RowPattern.maxSteps) steps on one field (line \(line)); simplify the pattern"))
+            }
+            if let verdicts = rules.verdicts {
+                guard verdicts.spend(found.steps) else {
+                    throw ImportFileFailure(error: DomainError.invalidField("rules", "\(rules.name): \(key).matches takes too long over the file (line \(line)); simplify the pattern"))
+                }
+                verdicts.record(groups: found.groups)
+            }
+            groups = found.groups
+        }
+        guard let groups, let amountText = groups["amount"] else {
+            throw Self.problem("\(columnName(rule.column)): '\(text)' does not match \(key).matches '\(rule.leg.pattern.source)', which reads the second leg")
+        }
+        guard let plain = rules.number.value(amountText), var amount = try? Amount.parse(plain), amount != 0 else {
+            throw Self.problem("\(columnName(rule.column)): '\(amountText)' (the second leg's amount) is not an amount")
+        }
+        amount = rule.leg.direction == .in ? abs(amount) : -abs(amount)
+        var asset = rule.leg.asset
+        var code: String?
+        if asset == nil {
+            guard let found = groups["asset"], !found.isEmpty else {
+                throw Self.problem("\(columnName(rule.column)): '\(text)' names no asset for the second leg")
+            }
+            code = found
+            asset = rules.assets[found]
+            if asset == nil {
+                guard rules.unmapped == .skip else {
+                    throw Self.problem("the file's asset '\(found)' (the second leg's) is not mapped to an asset (add \(found) = \"NAME\" under [assets], or --map \(found)=NAME; or unmapped = \"skip\")")
+                }
+                return .unassigned(code: found, unmapped: true)
+            }
+        }
+        let leg = TransactionCSVRow(line: line, date: row.date, amount: amount, note: row.note, externalID: row.externalID.map { $0 + "-2" })
+        return .row(leg, asset: asset, code: code, balance: nil)
+    }
+
+    /// The row's amount: signed, or in less out; forced in or out by a rule; then less the fee
+    /// (paid from the same asset, on top of what went out or from what came in).
     private func amount(_ fields: [String], direction: ImportRules.Direction?) throws -> Decimal {
         var amount: Decimal
-        if let out = amountColumns.1 {
-            let money = try number(amountColumns.0, fields: fields, required: false) ?? 0
-            let spent = try number(out, fields: fields, required: false) ?? 0
-            guard money == 0 || spent == 0 else {
-                throw Self.problem("both \(columnName(amountColumns.0)) and \(columnName(out)) have an amount")
+        switch amountColumns {
+        case .signed(let column):
+            amount = try number(column, fields: fields, required: true) ?? 0
+        case .split(let `in`, let out):
+            let money = try `in`.map { try number($0, fields: fields, required: false) } ?? nil
+            let spent = try out.map { try number($0, fields: fields, required: false) } ?? nil
+            if let money, let spent, money != 0, spent != 0 {
+                throw Self.problem("both \(columnName(`in`!)) and \(columnName(out!)) have an amount")
             }
-            amount = money - abs(spent)
-        } else {
-            amount = try number(amountColumns.0, fields: fields, required: true) ?? 0
+            amount = (money ?? 0) - abs(spent ?? 0)
         }
-        if let feeColumn, let fee = try number(feeColumn, fields: fields, required: false) { amount -= fee }
         switch direction {
         case .in?: amount = abs(amount)
         case .out?: amount = -abs(amount)
         case nil: break
         }
+        if let feeColumn, let fee = try number(feeColumn, fields: fields, required: false) { amount -= fee }
         return amount
     }
 
@@ -228,7 +318,7 @@ public struct RulesRowFormat: ImportRowFormat {
     private func number(_ index: Int, fields: [String], required: Bool) throws -> Decimal? {
         let text = TransactionCSVFormat.trimmed(fields[index])
         if text.isEmpty, !required { return nil }
-        guard let plain = rules.number.normalized(text), let value = try? Amount.parse(plain) else {
+        guard let plain = rules.number.value(text), let value = try? Amount.parse(plain) else {
             throw Self.problem("\(columnName(index)): '\(text)' is not an amount (decimal mark '\(Character(Unicode.Scalar(rules.number.decimalMark)))')")
         }
         return value

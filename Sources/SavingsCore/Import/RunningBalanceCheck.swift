@@ -2,12 +2,16 @@ import Foundation
 
 /// Checks a file's running balance column for one asset, streaming, in either order: files
 /// oldest first say balance(n) = balance(n−1) + amount(n); files newest first (many banks)
-/// say balance(n) = balance(n−1) − amount(n−1). Both readings are followed as the rows come,
-/// and the file's dates choose between them at the end. The oldest row then ties the file to
-/// the asset's history: its balance must be the asset's balance before it plus its amount.
+/// say balance(n) = balance(n+1) + amount(n), the row below being older. Both readings are
+/// followed as the rows come, and the file's dates choose between them at the end. The oldest
+/// row with a balance then ties the file to the asset's history: its balance must be the
+/// asset's balance before the file plus the amounts up to it.
 ///
-/// Rows a rule skips still move the file's balance: they are fed too, and what they moved
-/// is reported (`skippedAmount`), since the asset will not hold it.
+/// A row whose balance cell is empty says nothing about the balance: it is not compared. A
+/// stored one still moves the balance (the asset holds it); a skipped one (a deposit listed
+/// before it was credited) is outside the check altogether. Skipped rows with a balance still
+/// move the file's balance: they are fed too, and what they moved is reported
+/// (`skippedAmount`), since the asset will not hold it.
 public struct RunningBalanceCheck: Sendable {
     public struct Mismatch: Sendable, Equatable {
         public var line: Int
@@ -15,74 +19,108 @@ public struct RunningBalanceCheck: Sendable {
         public var found: Decimal
     }
 
-    private struct Reading: Sendable {
+    /// Oldest first: the last balance read, and the amounts of the rows after it.
+    private struct Forward: Sendable {
         var balance: Decimal?
-        var amount: Decimal = 0
+        var since: Decimal = 0
+        /// The first row with a balance, and the amounts up to and including it.
+        var first: (line: Int, balance: Decimal, amounts: Decimal)?
         var mismatch: Mismatch?
+
+        mutating func add(line: Int, amount: Decimal, balance found: Decimal?) {
+            since += amount
+            guard let found else { return }
+            if let balance {
+                let expected = balance + since
+                if found != expected, mismatch == nil { mismatch = Mismatch(line: line, expected: expected, found: found) }
+            } else {
+                first = (line, found, since)
+            }
+            balance = found
+            since = 0
+        }
+
+        func verdict(opening: Decimal) -> Mismatch? {
+            if let mismatch { return mismatch }
+            guard let first else { return nil }
+            let expected = opening + first.amounts
+            return first.balance == expected ? nil : Mismatch(line: first.line, expected: expected, found: first.balance)
+        }
     }
 
-    private struct Row: Sendable {
-        var line: Int
-        var date: Date?
-        var amount: Decimal
-        var balance: Decimal?
+    /// Newest first: the last row read with a balance (newer than what follows), and the
+    /// amounts from it down to the row being read. A disagreement names the newer row: its
+    /// balance is not the older one's plus the amounts between, as oldest first names the row
+    /// whose balance is not the one before it plus its amount.
+    private struct Backward: Sendable {
+        var newer: (line: Int, balance: Decimal)?
+        var between: Decimal = 0
+        var mismatch: Mismatch?
+
+        mutating func add(line: Int, amount: Decimal, balance found: Decimal?) {
+            guard let found else {
+                between += amount
+                return
+            }
+            if let newer {
+                let expected = found + between
+                if newer.balance != expected, mismatch == nil {
+                    mismatch = Mismatch(line: newer.line, expected: expected, found: newer.balance)
+                }
+            }
+            newer = (line, found)
+            between = amount
+        }
+
+        /// The oldest row with a balance must hold the opening plus its amount and those of
+        /// the older rows below it.
+        func verdict(opening: Decimal) -> Mismatch? {
+            if let mismatch { return mismatch }
+            guard let newer else { return nil }
+            let expected = opening + between
+            return newer.balance == expected ? nil : Mismatch(line: newer.line, expected: expected, found: newer.balance)
+        }
     }
 
-    private var oldestFirst = Reading()
-    private var newestFirst = Reading()
-    private var first: Row?
-    private var last: Row?
+    private var oldestFirst = Forward()
+    private var newestFirst = Backward()
+    private var firstDate: Date?, lastDate: Date?
+    private var fed = false
     public private(set) var skippedAmount: Decimal = 0
 
     public init() {}
 
     /// Feeds one row of the asset, in file order. `date` is nil for a skipped row whose date
-    /// was not read; `balance` nil when the row's balance field is empty.
+    /// was not read; `balance` nil when the row's balance cell is empty.
     public mutating func add(line: Int, date: Date?, amount: Decimal, balance: Decimal?, skipped: Bool) {
-        if skipped { skippedAmount += amount }
-        let row = Row(line: line, date: date, amount: amount, balance: balance)
-        if first == nil {
-            first = row
-        } else {
-            if let previous = oldestFirst.balance {
-                let expected = previous + amount
-                if let balance, balance != expected, oldestFirst.mismatch == nil {
-                    oldestFirst.mismatch = Mismatch(line: line, expected: expected, found: balance)
-                }
-            }
-            if let previous = newestFirst.balance {
-                let expected = previous - newestFirst.amount
-                if let balance, balance != expected, newestFirst.mismatch == nil {
-                    newestFirst.mismatch = Mismatch(line: line, expected: expected, found: balance)
-                }
-            }
+        if skipped {
+            // A skipped row without a balance is outside the check.
+            guard balance != nil else { return }
+            skippedAmount += amount
         }
-        oldestFirst.balance = balance ?? oldestFirst.balance.map { $0 + amount }
-        newestFirst.balance = balance ?? newestFirst.balance.map { [amount = newestFirst.amount] in $0 - amount }
-        newestFirst.amount = amount
-        last = row
+        if !fed { firstDate = date }
+        fed = true
+        lastDate = date
+        oldestFirst.add(line: line, amount: amount, balance: balance)
+        newestFirst.add(line: line, amount: amount, balance: balance)
     }
 
     /// The oldest row's date: the asset's balance before it is what `verdict` needs.
     public var oldestDate: Date? {
-        guard let first else { return nil }
-        return isNewestFirst ? last?.date : first.date
+        guard fed else { return nil }
+        return isNewestFirst ? lastDate : firstDate
     }
 
     /// Newest first when the last dated row is older than the first; on one day, whichever
     /// reading holds.
     private var isNewestFirst: Bool {
-        guard let firstDate = first?.date, let lastDate = last?.date else { return false }
+        guard let firstDate, let lastDate else { return false }
         if lastDate != firstDate { return lastDate < firstDate }
         return oldestFirst.mismatch != nil && newestFirst.mismatch == nil
     }
 
     /// The first row that disagrees, given the asset's balance before the oldest row.
     public func verdict(opening: Decimal) -> Mismatch? {
-        let newest = isNewestFirst
-        if let mismatch = (newest ? newestFirst : oldestFirst).mismatch { return mismatch }
-        guard let oldest = newest ? last : first, let balance = oldest.balance else { return nil }
-        let expected = opening + oldest.amount
-        return balance == expected ? nil : Mismatch(line: oldest.line, expected: expected, found: balance)
+        isNewestFirst ? newestFirst.verdict(opening: opening) : oldestFirst.verdict(opening: opening)
     }
 }

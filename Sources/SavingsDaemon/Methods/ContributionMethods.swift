@@ -35,7 +35,7 @@ enum ContributionMethods {
                 .required("goal", .reference, "the goal's id or name"),
                 .required("amount", .decimal, "amount in the asset's units (the goal's currency by default), > 0; or \"plan\" / \"half\" of this month's planned amount still missing"),
                 .optional("asset", .reference, "which asset received it (default: the goal's one asset in its currency, else \"<CUR> savings\")"),
-                .optional("date", .string, "when, ISO 8601 (default now; a past date shifts later history)"),
+                .optional("date", .string, "when: an ISO 8601 timestamp, or a date YYYY-MM-DD (the start of that day in the configured zone); default now; a past date shifts later history"),
                 .optional("note", .string, "free text"),
             ],
             result: ResultSpec("contribution", "contribution_id, transaction, asset, asset_created, goal", schema: ["type": "object"]),

@@ -15,7 +15,7 @@ enum LedgerMethods {
             params: [
                 .required("asset", .reference, "the asset's id or name"),
                 .required("amount", .decimal, "signed amount in the asset's units"),
-                .optional("date", .string, "when it happened, ISO 8601 (default now; may be in the past)"),
+                .optional("date", .string, "when it happened: an ISO 8601 timestamp, or a date YYYY-MM-DD (the start of that day in the configured zone); default now; may be in the past"),
                 .optional("note", .string, "free text"),
                 .optional("external_id", .string, "your id for it; unique per asset (idempotent imports)"),
             ],
