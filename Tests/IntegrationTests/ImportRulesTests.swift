@@ -196,6 +196,8 @@ import Glibc
         func refusal(_ rules: String) throws -> String {
             let failure = try daemon.failure("tx.import", ["asset": "Konto", "path": .string(file), "rules_text": .string(rules)])
             #expect(failure.code == -32602, "invalid_field is an invalid-params error")
+            #expect(failure.kind == "invalid_field", "as docs/protocol.md says: \(failure)")
+            #expect(failure.data?["param"] == "rules", "\(failure)")
             return failure.message
         }
         #expect(try refusal(base + "\nseperator = \";\"\n").contains("seperator is not a key savingsd knows here"))
@@ -206,9 +208,63 @@ import Glibc
         #expect(try refusal(base.replacingOccurrences(of: "\"Saldo\"", with: "\"Kontostand\"")).contains("columns.balance names 'Kontostand', which the header (line 5) does not have"))
         #expect(try refusal("separator = \n").contains("line 1"))
         #expect(try daemon.failure("tx.import", ["asset": "Konto", "path": .string(file), "rules": "no-such-bank"]).message
-            .contains("neither a preset (binance-deposits, coinbase, generic-bank-de, kraken-ledgers)"))
+            .contains("neither a preset (binance-deposits, binance-withdrawals, coinbase, dkb, generic-bank-de, ing, kraken-ledgers)"))
         #expect(try daemon.call("daemon.status")["version"] != nil)
         #expect(try Self.transactions(daemon, "Konto").isEmpty)
+    }
+
+    /// Found by trying real files: an ISO-8859-1 statement read as UTF-8 was stored with U+FFFD
+    /// in its notes. Bytes that are not text in the file's encoding refuse the file, naming the
+    /// line and the key that fixes it; with the right encoding it imports.
+    @Test func textInAnotherEncodingIsRefusedNeverStoredReplaced() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Konto", "EUR", "fiat")])
+        let directory = try makeScratchDirectory()
+        let latin1 = Data("Buchungstag;Betrag;Verwendungszweck\n02.01.2026;-4,90;Kontof".utf8) + Data([0xFC]) + Data("hrungsentgelt\n".utf8)
+        try latin1.write(to: URL(fileURLWithPath: directory + "/latin1.csv"))
+        let rules = "separator = \";\"\ndecimal_mark = \",\"\ndate_format = \"dd.MM.yyyy\"\n[columns]\ndate = \"Buchungstag\"\namount = \"Betrag\"\nnote = \"Verwendungszweck\"\n"
+        try rules.write(toFile: directory + "/bank.toml", atomically: true, encoding: .utf8)
+        let refused = try runCtl(["--socket", daemon.socketPath, "tx", "import", "Konto", directory + "/latin1.csv", "--rules", directory + "/bank.toml"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("line 2: bytes that are not UTF-8 text"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("encoding = \"windows-1252\""), "\(refused.stderr)")
+        #expect(try Self.transactions(daemon, "Konto").isEmpty)
+        // The plain format too.
+        let plain = Data("date,amount,note\n2026-01-02T10:00:00Z,5,Kontof".utf8) + Data([0xFC]) + Data("hrung\n".utf8)
+        try plain.write(to: URL(fileURLWithPath: directory + "/plain.csv"))
+        let failure = try daemon.failure("tx.import", ["asset": "Konto", "path": .string(directory + "/plain.csv")])
+        #expect(failure.message.contains("line 2: bytes that are not UTF-8 text"), "\(failure.message)")
+        #expect(try Self.transactions(daemon, "Konto").isEmpty)
+
+        try ("encoding = \"iso-8859-1\"\n" + rules).write(toFile: directory + "/bank.toml", atomically: true, encoding: .utf8)
+        let result = try Self.importJSON(daemon, ["Konto", directory + "/latin1.csv", "--rules", directory + "/bank.toml"])
+        #expect(result["imported"] == 1)
+        #expect(try Self.transactions(daemon, "Konto").map(\.["note"]) == ["Kontoführungsentgelt"])
+    }
+
+    /// A provider's export sent without rules is told which preset reads it.
+    @Test func aFileWithoutRulesIsToldWhichPresetReadsIt() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Kraken BTC", "BTC", "crypto")])
+        let refused = try runCtl(["--socket", daemon.socketPath, "tx", "import", Self.sample("kraken-ledgers.csv")])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("it is laid out as the preset kraken-ledgers reads: import it with --rules kraken-ledgers"), "\(refused.stderr)")
+        let coinbase = try runCtl(["--socket", daemon.socketPath, "tx", "import", "Kraken BTC", Self.sample("coinbase.csv")])
+        #expect(coinbase.stderr.contains("--rules coinbase"), "\(coinbase.stderr)")
+        // savingsd's own format is imported as before.
+        let directory = try makeScratchDirectory()
+        try "date,amount\n2026-01-02T10:00:00Z,0.5\n".write(toFile: directory + "/own.csv", atomically: true, encoding: .utf8)
+        #expect(try Self.importJSON(daemon, ["Kraken BTC", directory + "/own.csv"])["imported"] == 1)
+    }
+
+    /// `tx add --date 2026-03-01`: a date alone is the start of that day in the daemon's zone.
+    @Test func aTransactionTakesADateAlone() throws {
+        let daemon = try DaemonProcess(environment: ["SAVINGSD_TIMEZONE": "Europe/Berlin"])
+        try Self.makeAssets(daemon, [("Konto", "EUR", "fiat")])
+        _ = try ok(["--socket", daemon.socketPath], ["tx", "add", "Konto", "10", "--date", "2026-03-01"])
+        #expect(try Self.transactions(daemon, "Konto").first?["date"] == "2026-02-28T23:00:00.000Z")
+        let bad = try runCtl(["--socket", daemon.socketPath, "tx", "add", "Konto", "10", "--date", "2026-02-30"])
+        #expect(bad.status != 0)
     }
 
     /// The system service's shape: the daemon (as nobody) cannot read the user's rules file

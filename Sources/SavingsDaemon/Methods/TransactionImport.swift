@@ -70,10 +70,9 @@ enum TransactionImport {
             throw DomainError.invalidField("format", "'\(format)' is not a supported format (csv)")
         }
         let rules = try rules(params, call: call)
+        // Without an asset or rules the file is still read: a provider's export is told which
+        // preset reads it, anything else that it needs an asset.
         let asset = params.string("asset")
-        if rules?.asset == nil, asset == nil {
-            throw RPCError.invalidParams("missing required parameter asset (the file's rows name no asset)", param: "asset")
-        }
         let options = ImportOptions(asset: asset, rules: rules, partial: params.bool("partial") ?? false,
                                     dryRun: params.bool("dry_run") ?? false, balanceCheck: params.bool("balance_check") ?? true)
         var progress: (@Sendable (String, Int) -> Void)?
