@@ -88,7 +88,8 @@ extension TxCommand {
             discussion: """
                 Importing the same file again inserts nothing. A bad row refuses the file unless --partial.
                 A bank's or exchange's own export is read through rules: a preset (kraken-ledgers, coinbase, \
-                binance-deposits, generic-bank-de) or a rules file (TOML). Try it with --dry-run first.
+                binance-deposits, binance-withdrawals, dkb, ing, generic-bank-de) or a rules file (TOML). \
+                A file sent without --rules that a preset reads is refused naming it. Try it with --dry-run first.
                   savingsctl tx import ledgers.csv --rules kraken-ledgers --map XXBT="Kraken BTC" --dry-run
                   savingsctl tx import Girokonto umsaetze.csv --rules generic-bank-de
                 """)

@@ -276,7 +276,8 @@ public struct RulesRowFormat: ImportRowFormat {
         case .out?: amount = -abs(amount)
         case nil: break
         }
-        if let feeColumn, let fee = try number(feeColumn, fields: fields, required: false) { amount -= fee }
+        // A fee is paid whichever sign the file writes it with (Kraken has written both).
+        if let feeColumn, let fee = try number(feeColumn, fields: fields, required: false) { amount -= abs(fee) }
         return amount
     }
 
