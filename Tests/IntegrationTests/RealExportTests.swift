@@ -82,7 +82,7 @@ import Testing
     @Test func everyPresetHasASampleOfEveryLayoutVersion() {
         let versions = Dictionary(grouping: Self.all, by: \.preset).mapValues { Set($0.map(\.version)) }
         #expect(versions["kraken-ledgers"] == ["9-columns", "10-columns", "11-columns", "12-columns"])
-        #expect(versions["coinbase"] == ["v4", "2023", "2022"])
+        #expect(versions["coinbase"] == ["v4", "v4-addresses", "2023", "2022"])
         #expect(versions["binance-deposits"] == ["current", "old"])
         #expect(versions["binance-withdrawals"] == ["current", "old"])
         #expect((versions["dkb"]?.count ?? 0) >= 1)
@@ -146,6 +146,24 @@ import Testing
         #expect(again["imported"]?.intValue == 0, "\(sample)")
         #expect(again["already_present"]?.intValue == sample.rows.count, "\(sample)")
         #expect(try Self.stored(daemon, sample) == stored)
+    }
+
+    /// Found by trying real files: in a statement listed newest first, a mismatch named the
+    /// row below (older than) the one that is wrong. ING's line 16 books −7.80 where its Saldo
+    /// says −6.80: line 16 is named, with what it would hold.
+    @Test func aNewestFirstMismatchNamesTheLineThatIsWrong() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("asset.create", ["name": "ING Giro", "currency": "EUR", "kind": "fiat"])
+        _ = try daemon.call("tx.add", ["asset": "ING Giro", "amount": "1200", "date": "2026-02-01T12:00:00Z"])
+        var bytes = try Data(contentsOf: Self.samples.appendingPathComponent("ing/umsatzanzeige.csv"))
+        let range = try #require(bytes.range(of: Data(";-6,80;EUR".utf8)))
+        bytes.replaceSubrange(range, with: Data(";-7,80;EUR".utf8))
+        let directory = try makeScratchDirectory()
+        try bytes.write(to: URL(fileURLWithPath: directory + "/ing.csv"))
+        let refused = try runCtl(["--socket", daemon.socketPath, "tx", "import", "ING Giro", directory + "/ing.csv", "--rules", "ing"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("line 16: balance: the file says 2249.85 after this row, but ING Giro would hold 2248.85"), "\(refused.stderr)")
+        #expect(try daemon.call("tx.list", ["asset": "ING Giro"])["transactions"]?.arrayValue?.count == 1)
     }
 
     /// Each asset's transactions as "date amount external_id note:…".
