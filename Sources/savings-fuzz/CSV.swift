@@ -37,6 +37,11 @@ enum CSVTarget {
         let name = String(decoding: selector, as: UTF8.self)
         let choice = choices.first { $0.name == name } ?? choices[selector.reduce(0) { $0 + Int($1) } % choices.count]
         let file = UnsafeRawBufferPointer(rebasing: input[min(newline + 1, input.endIndex)...])
+        // A file sent without rules is first shown to every preset (`PresetProbe`).
+        if choice.rules == nil {
+            let names = PresetProbe.matching(Array(file.prefix(PresetProbe.prefixBytes)), now: now, timeZone: timeZone)
+            trace("csv: presets reading the header: \(names)")
+        }
         guard let fd = MemoryFile.make(file) else { return }
         let importFile = ImportFile(name: "the upload", field: "upload", size: file.count) {
             FileHandle(fileDescriptor: fd, closeOnDealloc: true)

@@ -17,7 +17,7 @@ struct FuzzTarget: Sendable {
 
 enum FuzzTargets {
     static let all: [FuzzTarget] = [
-        RequestsTarget.target, RulesTarget.target, CSVTarget.target, ExportTarget.target,
+        RequestsTarget.target, RulesTarget.target, PatternTarget.target, CSVTarget.target, ExportTarget.target,
         ExplorerTargets.blockbook, ExplorerTargets.esplora, WebTarget.target,
     ]
 
