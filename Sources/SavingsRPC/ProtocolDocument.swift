@@ -21,9 +21,9 @@ public enum ProtocolDocument {
         | -32700 | the line is not JSON |
         | -32600 | not a JSON-RPC 2.0 request (or an empty or too large batch) |
         | -32601 | unknown method |
-        | -32602 | invalid params; `data.field` names the parameter |
+        | -32602 | invalid params: `data.kind` is `invalid_field`; `data.param` (and `data.field`) name the parameter: `rules` for anything a rules file or preset says, `path` or `upload` for the file |
         | -32603 | internal error (details are logged, never sent) |
-        | -32000 | domain error; `data.kind` says which: `not_found`, `conflict`, `invalid_amount`, `invalid_field`, `invalid_state`, `ambiguous`, `too_large`, `read_only`, `permission_denied`, `busy`, `storage_error`, `invalid_watch`, `not_configured`, `watched_asset`, `provider_unavailable`, ... |
+        | -32000 | domain error; `data.kind` says which: `not_found`, `conflict`, `invalid_amount`, `invalid_state`, `ambiguous`, `too_large`, `read_only`, `permission_denied`, `busy`, `storage_error`, `invalid_watch`, `not_configured`, `watched_asset`, `provider_unavailable`, ... |
 
         Methods marked *writes* change data: they fail with `read_only` for members of
         `read_only_groups`, and every successful one publishes a `data.changed` event.
