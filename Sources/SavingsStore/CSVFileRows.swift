@@ -68,7 +68,7 @@ struct CSVFileRows: Sendable {
         guard let rules else {
             return DomainError.invalidField(file.field, "line \(line): bytes that are not UTF-8 text; the file is in another encoding (convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8, or import it with rules that set encoding)")
         }
-        return DomainError.invalidField(file.field, "\(rules.encoding.undecodable(line: line)) (\(rules.name))")
+        return DomainError.invalidField(file.field, rules.encoding.undecodable(line: line, rules: rules.name))
     }
 
     /// Calls `body` with each data row (or its problem), in file order.

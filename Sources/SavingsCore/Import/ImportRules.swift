@@ -282,11 +282,11 @@ extension ImportRules.Encoding {
     /// does not decode, a byte Windows-1252 leaves undefined): such text is refused, never
     /// stored with U+FFFD in place of what the file said.
     public func text(_ bytes: [UInt8]) -> String? {
-        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         switch self {
         case .utf8, .utf8BOM:
             return String(validating: bytes, as: UTF8.self)
         case .latin1, .windows1252:
+            if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
             var text = String.UnicodeScalarView()
             for byte in bytes {
                 if self == .windows1252, (0x80...0x9F).contains(byte) {
@@ -300,13 +300,14 @@ extension ImportRules.Encoding {
         }
     }
 
-    /// What a file whose bytes are not text in this encoding is told.
-    public func undecodable(line: Int) -> String {
+    /// What a file whose bytes are not text in this encoding is told; `rules` names the rules
+    /// that read it so.
+    public func undecodable(line: Int, rules: String) -> String {
         switch self {
         case .utf8, .utf8BOM:
-            "line \(line): bytes that are not UTF-8 text; the file is in another encoding (a German bank's is often Windows-1252 or ISO-8859-1: set encoding = \"windows-1252\" in the rules)"
+            "line \(line): bytes that are not UTF-8 text, which \(rules) reads the file as; the file is in another encoding (a German bank's is often Windows-1252 or ISO-8859-1: set encoding = \"windows-1252\" in the rules)"
         case .latin1, .windows1252:
-            "line \(line): a byte that is not \(rawValue) text; the file is in another encoding (set encoding in the rules: \(Self.allCases.map(\.rawValue).joined(separator: ", ")))"
+            "line \(line): a byte that is not \(rawValue) text, which \(rules) reads the file as; the file is in another encoding (set encoding in the rules: \(Self.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
     }
 }
