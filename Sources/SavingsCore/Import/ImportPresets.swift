@@ -6,11 +6,13 @@ public enum ImportPresets {
     public static let texts: [String: String] = [
         "binance-deposits": #"""
 # Binance's deposit history (Wallet > Transaction History > Deposit > Export), one row a
-# deposit, every coin in one file. Two layouts, both read (BittyTax's Binance parsers,
-# BittyTax/BittyTax src/bittytax/conv/parsers/binance.py, name them):
-#   Date(UTC+0),Coin,Network,Amount,Address,TXID,Status                (current; 26-03-25 18:02:41)
-#   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,Status   (older; 2024-03-25 18:02:41)
-# Amount is what was credited; only completed deposits moved money.
+# deposit, every coin in one file, newest first. Two layouts, both read (BittyTax's Binance
+# parsers, BittyTax/BittyTax src/bittytax/conv/parsers/binance.py, issue #303, name them):
+#   Date(UTC+0),Coin,Network,Amount,Address,TXID,Status                 (current; 26-03-25 18:02:41)
+#   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,SourceAddress,PaymentID,Status
+#                                                                       (older, shared with withdrawals;
+#                                                                        2023-06-10 16:26:30)
+# Dates are UTC. Amount is what was credited; only completed deposits moved money.
 #   savingsctl tx import deposits.csv --rules binance-deposits --map BTC="Binance BTC"
 
 date_format = ["yy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss"]
@@ -34,12 +36,15 @@ skip = true
 """#,
         "binance-withdrawals": #"""
 # Binance's withdrawal history (Wallet > Transaction History > Withdraw > Export), one row a
-# withdrawal, every coin in one file. Two layouts, both read (BittyTax's Binance parsers,
-# BittyTax/BittyTax src/bittytax/conv/parsers/binance.py, name them):
-#   Date(UTC+0),Coin,Network,Amount,Fee,Address,TXID,Status          (current; 26-03-25 18:02:41)
-#   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,Status (older; 2024-03-25 18:02:41)
-# Amount left the account and the fee was paid on top of it, in the same coin: a withdrawal of
-# 800 with fee 1 takes 801. Only completed withdrawals moved money.
+# withdrawal, every coin in one file, newest first. Two layouts, both read (BittyTax's Binance
+# parsers, BittyTax/BittyTax src/bittytax/conv/parsers/binance.py, issue #303, name them; also
+# metko21neon/application src/assets/withdraws.ts):
+#   Date(UTC+0),Coin,Network,Amount,Fee,Address,TXID,Status             (current; 26-03-25 18:02:41)
+#   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,SourceAddress,PaymentID,Status
+#                                                                       (older; 2023-06-10 16:26:30)
+# Dates are UTC. Amount left the account and the fee was paid on top of it, in the same coin
+# (as BittyTax books it): a withdrawal of 800 with fee 1 takes 801. Only completed withdrawals
+# moved money (a rejected one has no TXID).
 #   savingsctl tx import withdrawals.csv --rules binance-withdrawals --map USDT="Binance USDT"
 
 date_format = ["yy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss"]
@@ -64,11 +69,13 @@ skip = true
 """#,
         "coinbase": #"""
 # Coinbase's transaction history (Statements > Generate report > CSV). Three layouts, all read
-# (provinzio/CoinTaxman src/exchanges/coinbase.py and PR #172; beangulp's Coinbase examples):
-#   current ("V4"): ID,Timestamp,Transaction Type,Asset,Quantity Transacted,Price Currency,
-#     Price at Transaction,Subtotal,Total (inclusive of fees and/or spread),Fees and/or Spread,
-#     Notes — money cells carry the currency sign ("€40512.33", "-€180.01"), quantities are
-#     negative for what left (Sell, Send, Convert), and ID identifies the row;
+# (provinzio/CoinTaxman src/book.py, coinbase_v2/v3/v4, PR #172; BittyTax/BittyTax
+# src/bittytax/conv/parsers/coinbase.py):
+#   current ("V4", 2024 on): "", Transactions, User,…, then ID,Timestamp,Transaction Type,Asset,
+#     Quantity Transacted,Price Currency,Price at Transaction,Subtotal,Total (inclusive of fees
+#     and/or spread),Fees and/or Spread,Notes (some reports add Sender Address,Recipient Address)
+#     — money cells carry the currency sign ("€40512.33", "-€180.01"), quantities are negative
+#     for what left (Sell, Send; a Convert's either way), newest first, ID identifies the row;
 #   2023: a few lines of explanation, then Timestamp,Transaction Type,Asset,Quantity Transacted,
 #     Spot Price Currency,Spot Price at Transaction,Subtotal,Total (inclusive of fees and/or
 #     spread),Fees and/or Spread,Notes — quantities unsigned;
@@ -85,7 +92,6 @@ skip = "^\"?(ID|Timestamp)\"?,"
 date_format = ["iso8601", "yyyy-MM-dd HH:mm:ss 'UTC'"]
 timezone = "UTC"
 thousands_separator = ","
-number_affixes = ["€", "$", "£"]
 
 [columns]
 date = "Timestamp"
@@ -112,14 +118,16 @@ matches = '^Converted [\d.,]+ \S+ to (?<amount>[\d.,]+) (?<asset>\S+)'
 """#,
         "dkb": #"""
 # DKB's Girokonto statement as CSV (2023 and later; "Umsätze" > CSV-Export), as
-# siddhantgoel/beancount-dkb reads it (src/beancount_dkb/ec.py and its tests): UTF-8 with a
-# byte order mark, semicolons, every field quoted, a 4-line preamble (account, empty,
-# "Kontostand vom …", empty), then
+# siddhantgoel/beancount-dkb reads it (beancount_dkb/extractors/ec.py, V2Extractor, and
+# tests/test_ec_v2.py; issues #123, #146, #216) and hamvocke/dkb2homebank's testfiles/giro.csv:
+# UTF-8 with a byte order mark, semicolons, every field quoted, newest first, a 4-line preamble
+# (account, empty, "Kontostand vom …", empty), then
 #   "Buchungsdatum";"Wertstellung";"Status";"Zahlungspflichtige*r";"Zahlungsempfänger*in";
 #   "Verwendungszweck";"Umsatztyp";"IBAN";"Betrag (€)";"Gläubiger-ID";"Mandatsreferenz";
 #   "Kundenreferenz"
-# Dates "dd.MM.yy"; amounts "-1.234,56". Rows not yet booked say Status "Vorgemerkt" and are
-# skipped. One account a file: name the asset.
+# Dates "dd.MM.yy"; amounts "-1.234,56", "-1.450" or (late 2024) "-84,00 €". Until late 2023
+# the amount column was "Betrag", as read too. Rows not yet booked say Status "Vorgemerkt" and
+# are skipped. One account a file: name the asset.
 #   savingsctl tx import "DKB Giro" umsaetze.csv --rules dkb
 
 skip = "^\"?Buchungsdatum\"?;"
@@ -181,9 +189,10 @@ skip = true
 """#,
         "ing": #"""
 # ING's (Germany) account statement as CSV ("Umsatzanzeige"), as siddhantgoel/beancount-ing
-# reads it (src/beancount_ing/importer.py and its tests): ISO-8859-1, semicolons, decimal
-# commas, a 13-line preamble of the statement's metadata (Umsatzanzeige, IBAN, Kontoname, Bank,
-# Kunde, Zeitraum, Saldo, Sortierung, a note on what the file holds, empty lines), then
+# reads it (beancount_ing/ec.py and tests/test_ec_importer.py; bank2ynab's [DE ING-DiBa]):
+# ISO-8859-1, semicolons, decimal commas, a 13-line preamble of the statement's metadata
+# (Umsatzanzeige, IBAN, Kontoname, Bank, Kunde, Zeitraum, Saldo, Sortierung, a note on what the
+# file holds, empty lines; some files add ";Letztes Update: aktuell"), then
 #   Buchung;Valuta;Auftraggeber/Empfänger;Buchungstext;Verwendungszweck;Saldo;Währung;Betrag;Währung
 # Newest first; Saldo is the running balance after each booking, checked. Dates "dd.MM.yyyy".
 # One account a file: name the asset.
@@ -217,7 +226,8 @@ note = "{Auftraggeber/Empfänger}: {Verwendungszweck}"
 # yet credited), then again when credited (Kraken support, "Why there are duplicate entries
 # for deposits/withdrawals"; provinzio/CoinTaxman issues #87 and #97, PR #9). The first is
 # skipped, and its empty balance keeps it out of the balance check.
-# Asset codes are Kraken's: XXBT (bitcoin), XETH, ZEUR, ZUSD, ... Map the ones you track:
+# Asset codes are Kraken's: XXBT (bitcoin), XETH, ZEUR, ZUSD, ..., and since mid-2024 BTC, EUR,
+# ... (BittyTax issue #372, CoinTaxman issue #185). Map the ones you track:
 #   savingsctl tx import ledgers.csv --rules kraken-ledgers --map XXBT="Kraken BTC"
 # or copy this file and fill in [assets].
 
