@@ -87,6 +87,8 @@ import Testing
         #expect(versions["binance-withdrawals"] == ["current", "old"])
         #expect((versions["dkb"]?.count ?? 0) >= 1)
         #expect(versions["ing"]?.count == 1)
+        #expect(versions["generic-bank-de"]?.count == 1)
+        #expect(Set(versions.keys) == Set(["kraken-ledgers", "coinbase", "binance-deposits", "binance-withdrawals", "dkb", "ing", "generic-bank-de"]))
     }
 
     @Test(arguments: all) func importsToTheRowsAndBalancesWorkedOutByHand(_ sample: Expected) throws {
