@@ -17,11 +17,16 @@ public enum PresetProbe {
                                                                timeZone: timeZone, now: now)) != nil {
             return []
         }
-        return ImportPresets.names.filter { name in
-            guard let rules = try? ImportPresets.rules(name), let line = headerLine(lines, rules: rules) else { return false }
+        return presets.filter { _, rules in
+            guard let line = headerLine(lines, rules: rules) else { return false }
             let header = record(lines[line], separator: rules.separator, encoding: rules.encoding, line: line + 1)
             return (try? RulesRowFormat(rules: rules, header: header, now: now, timeZone: timeZone)) != nil
-        }
+        }.map(\.name)
+    }
+
+    /// The shipped presets, read once.
+    private static let presets: [(name: String, rules: ImportRules)] = ImportPresets.names.compactMap { name in
+        (try? ImportPresets.rules(name)).flatMap { $0 }.map { (name, $0) }
     }
 
     /// What a file without rules is told when a preset reads it.
