@@ -101,7 +101,7 @@ public struct HTMLReport {
             let filled = Self.scaled(min(max(progress, 0), 1), to: track)
             let percent = Amount.format(progress * 100, scale: 1)
             svg += "<g class=\"goal\" data-goal=\"\(escape(name))\">"
-            svg += "<text x=\"0\" y=\"\(y + 15)\">\(escape(Self.clipped(name, 26)))</text>"
+            svg += "<text x=\"0\" y=\"\(y + 15)\">\(escape(Render.clipped(name, 26)))</text>"
             svg += "<rect x=\"\(labelWidth)\" y=\"\(y + 2)\" width=\"\(track)\" height=\"18\" rx=\"4\" fill=\"#eef0f4\"/>"
             svg += "<rect class=\"fill\" x=\"\(labelWidth)\" y=\"\(y + 2)\" width=\"\(filled)\" height=\"18\" rx=\"4\" fill=\"\(colour(name))\"/>"
             let detail = "\(percent)% · \(Money.format(goal["current_total"], goal["currency"])) of \(Money.format(goal["target_amount"], goal["currency"]))"
@@ -181,7 +181,7 @@ public struct HTMLReport {
             let balance = Render.decimal(asset["balance"]) ?? 0
             let mine = lines.filter { $0["asset_id"] == asset["id"] }
             let whole = max(balance, mine.compactMap { Render.decimal($0["amount"]) }.reduce(0, +))
-            svg += "<g class=\"asset\" data-asset=\"\(escape(name))\"><text x=\"0\" y=\"\(y + 15)\">\(escape(Self.clipped(name, 26)))</text>"
+            svg += "<g class=\"asset\" data-asset=\"\(escape(name))\"><text x=\"0\" y=\"\(y + 15)\">\(escape(Render.clipped(name, 26)))</text>"
             svg += "<rect x=\"\(labelWidth)\" y=\"\(y + 2)\" width=\"\(track)\" height=\"18\" fill=\"#eef0f4\"/>"
             var x = Decimal(labelWidth)
             for line in mine {
@@ -232,7 +232,6 @@ public struct HTMLReport {
         coordinate(Decimal(base) - (Decimal(string: height) ?? 0))
     }
 
-    static func clipped(_ text: String, _ length: Int) -> String { text.count <= length ? text : String(text.prefix(length - 1)) + "…" }
 
     /// Text for HTML content and attribute values.
     func escape(_ text: String) -> String { HTMLText.escape(text) }

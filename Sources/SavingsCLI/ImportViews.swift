@@ -12,7 +12,7 @@ extension Views {
                 var table = Table(headers: ["line", "asset", "date", "amount", "note", "external id", ""], rightAligned: [0, 3])
                 table.rows = preview.map { row in
                     [Render.text(row["line"]), Render.text(row["asset"]), Render.text(row["date"]), Render.text(row["amount"]),
-                     row["note"] == .null ? "" : String(Render.text(row["note"]).prefix(40)), String(Render.text(row["external_id"]).prefix(24)),
+                     row["note"] == .null ? "" : Render.clipped(Render.text(row["note"]), 40), Render.clippedInside(Render.text(row["external_id"]), 24),
                      row["already_present"] == true ? style.dim("already present") : "new"]
                 }
                 sections.append("The first rows as they would be stored:\n" + table.rendered(style: style))

@@ -4,6 +4,17 @@ import SavingsRPC
 
 /// Small helpers for human output.
 public enum Render {
+    /// `text` cut to `length` characters, the cut shown by "…" at its end.
+    public static func clipped(_ text: String, _ length: Int) -> String { text.count <= length ? text : String(text.prefix(length - 1)) + "…" }
+
+    /// `text` cut to `length` characters in its middle, so that both ends show (ids that differ
+    /// at the end, such as a second leg's "-2").
+    public static func clippedInside(_ text: String, _ length: Int) -> String {
+        guard text.count > length else { return text }
+        let tail = (length - 1) / 2
+        return String(text.prefix(length - 1 - tail)) + "…" + String(text.suffix(tail))
+    }
+
     /// The text of a field: strings as they are, other values as JSON, absent or null as "-".
     public static func text(_ value: JSONValue?) -> String {
         switch value {

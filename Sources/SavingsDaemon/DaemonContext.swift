@@ -166,7 +166,9 @@ public struct DaemonContext: Sendable {
     /// configured zone; `to` dates include the whole day).
     public func bound(_ text: String?, field: String, endOfDay: Bool = false) throws -> Date? {
         guard let text else { return nil }
-        if text.count == 10, let day = try? CalendarDate(parsing: text, field: field) {
+        // "YYYY-MM-DD" is a day (one that does not exist is refused as a date, not a timestamp).
+        if text.count == 10, text.utf8.filter({ $0 == UInt8(ascii: "-") }).count == 2 {
+            let day = try CalendarDate(parsing: text, field: field)
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = timeZone
             let start = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!

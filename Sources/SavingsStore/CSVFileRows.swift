@@ -158,7 +158,7 @@ private struct LineSkipper {
     var describe: String {
         switch skip {
         case .lines(let count): "\(count) lines"
-        case .until(let pattern): "\"\(pattern.source)\""
+        case .until(let pattern): "\"\(pattern.shown)\""
         }
     }
 

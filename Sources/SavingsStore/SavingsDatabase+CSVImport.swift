@@ -129,7 +129,25 @@ extension SavingsDatabase {
         let now = Timestamp.truncatedToMilliseconds(now)
         // Where a large count of identical rows goes (beside the database; a database in memory: /tmp).
         let directory = writer.path.hasPrefix("/") ? (writer.path as NSString).deletingLastPathComponent : NSTemporaryDirectory()
-        if options.rules == nil {
+        if let rules = options.rules {
+            // An asset a [[when]] block or a second leg names is the rules' mistake when there is none.
+            var named: [(key: String, asset: String)] = []
+            for (index, rule) in rules.when.enumerated() {
+                if let asset = rule.asset { named.append(("when[\(index + 1)].asset", asset)) }
+                if let asset = rule.secondLeg?.asset { named.append(("when[\(index + 1)].second_leg.asset", asset)) }
+            }
+            if !named.isEmpty {
+                try await read { [named] db in
+                    for (key, asset) in named {
+                        do {
+                            _ = try Self.resolveAsset(asset, db)
+                        } catch let error as DomainError where error.kind == .notFound {
+                            throw DomainError.invalidField("rules", "\(rules.name): \(key) names '\(asset)', which is no asset of yours (give an asset's name or id; a file's code is mapped under [assets])")
+                        }
+                    }
+                }
+            }
+        } else {
             // A provider's export sent without rules: say which preset reads it.
             let names = try await OffPool.run { PresetProbe.matching(try file.prefix(PresetProbe.prefixBytes), now: now, timeZone: timeZone) }
             if let suggestion = PresetProbe.suggestion(names) { throw DomainError.invalidField("rules", suggestion) }

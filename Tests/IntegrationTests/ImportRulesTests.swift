@@ -242,13 +242,50 @@ import Glibc
         #expect(try Self.transactions(daemon, "Konto").map(\.["note"]) == ["Kontoführungsentgelt"])
     }
 
+    /// Found in review: an asset a [[when]] block or a second leg names that does not exist was
+    /// a not_found error that named no key; it is the rules' mistake.
+    @Test func anAssetTheRulesNameThatDoesNotExistIsTheRulesMistake() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Coinbase BTC", "BTC", "crypto")])
+        let preset = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/import/coinbase.toml").path, encoding: .utf8)
+        let rules = preset.replacingOccurrences(of: " (?<asset>\\S+)'", with: "'\nasset = \"ETH\"")
+        #expect(rules != preset)
+        let failure = try daemon.failure("tx.import", ["path": .string(Self.samples + "/coinbase/v4.csv"), "rules_text": .string(rules),
+                                                       "assets": ["BTC": "Coinbase BTC"]])
+        #expect(failure.code == -32602)
+        #expect(failure.kind == "invalid_field")
+        #expect(failure.message.contains("when[2].second_leg.asset names 'ETH', which is no asset of yours"), "\(failure.message)")
+        #expect(try Self.transactions(daemon, "Coinbase BTC").isEmpty)
+    }
+
+    /// Found in review: a statement in UTF-8 read with a Windows-1252 preset was stored as
+    /// "Hausverwaltung MÃ¼ller"; it is refused, naming the line and the fix.
+    @Test func aUTF8StatementReadAsWindows1252IsRefused() throws {
+        let daemon = try DaemonProcess()
+        try Self.makeAssets(daemon, [("Girokonto", "EUR", "fiat")])
+        let original = try Data(contentsOf: URL(fileURLWithPath: Self.sample("generic-bank-de.csv")))
+        let text = try #require(String(data: original, encoding: .windowsCP1252))
+        let directory = try makeScratchDirectory()
+        try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/utf8.csv"))
+        let failure = try daemon.failure("tx.import", ["asset": "Girokonto", "path": .string(directory + "/utf8.csv"), "rules": "generic-bank-de"])
+        #expect(failure.message.contains("line 2: text that is not windows-1252, which generic-bank-de reads the file as: it is UTF-8"), "\(failure.message)")
+        #expect(try Self.transactions(daemon, "Girokonto").isEmpty)
+    }
+
     /// A provider's export sent without rules is told which preset reads it.
     @Test func aFileWithoutRulesIsToldWhichPresetReadsIt() throws {
         let daemon = try DaemonProcess()
         try Self.makeAssets(daemon, [("Kraken BTC", "BTC", "crypto")])
         let refused = try runCtl(["--socket", daemon.socketPath, "tx", "import", Self.sample("kraken-ledgers.csv")])
         #expect(refused.status != 0)
-        #expect(refused.stderr.contains("it is laid out as the preset kraken-ledgers reads: import it with --rules kraken-ledgers"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("it is laid out as the preset kraken-ledgers reads (Kraken's ledger export): import it with --rules kraken-ledgers"), "\(refused.stderr)")
+        // Found in review: a withdrawal history has every column of the deposit history and a
+        // fee; the preset reading more of it comes first, and each says what it reads.
+        let withdrawals = try runCtl(["--socket", daemon.socketPath, "tx", "import", "Kraken BTC",
+                                      Self.samples + "/binance-withdrawals/current.csv"])
+        #expect(withdrawals.stderr.contains("presets that read its header: binance-withdrawals (Binance's withdrawal history), binance-deposits (Binance's deposit history)"),
+                "\(withdrawals.stderr)")
         let coinbase = try runCtl(["--socket", daemon.socketPath, "tx", "import", "Kraken BTC", Self.sample("coinbase.csv")])
         #expect(coinbase.stderr.contains("--rules coinbase"), "\(coinbase.stderr)")
         // savingsd's own format is imported as before.

@@ -108,6 +108,26 @@ import Testing
         #expect(throws: DomainError.self) { try RowPattern("(?<a>x)(?<a>y)", key: "k") }
     }
 
+    /// Found in review (and by savings-fuzz pattern, `()$` on "Kon^()("): a pattern starting with
+    /// an assertion was tried only until the assertion first failed; lazy repeats captured as
+    /// greedy ones. Both runs of the automaton agree now, and groups are a backtracking engine's.
+    @Test func groupsAfterAFailedAssertionAndLazyRepeats() throws {
+        func group(_ pattern: String, _ text: String) throws -> String? {
+            try RowPattern(pattern, key: "k").captures(text).groups?["1"]
+        }
+        #expect(try group(#"(?=\d)(\d+)"#, "a 12") == "12")
+        #expect(try group(#"\bto (\d)"#, "tomato to 7") == "7")
+        #expect(try group(#"\Bt(\d)"#, "t1 at3") == "3")
+        #expect(try group("($)", "xax") == "")
+        #expect(try group("()$", "Kon^()(") == "")
+        #expect(try group(#"^.*?(\d+)"#, "abc 1234") == "1234")
+        #expect(try group(#"Converted .*? to ([\d.]+)"#, "Converted 1 to 2 to 3.5") == "2")
+        #expect(try group(#"(\d{2,3}?)"#, "12345") == "12")
+        #expect(try group(#"(\d{2,3})"#, "12345") == "123")
+        #expect(try group(#"(a+?)b"#, "aaab") == "aaa", "lazy still has to reach the b")
+        #expect(try RowPattern(#"(?=\d)\d+"#, key: "k").matches("a 12"))
+    }
+
     @Test func aConvertRowMakesItsSecondLeg() throws {
         let rules = #"""
             [columns]
@@ -143,11 +163,26 @@ import Testing
         #expect(try Self.rows(rules, old) == ["2 Wallet BTC -0.001 -", "2 Wallet ETH 0.0175 -"])
     }
 
+    @Test func aSecondLegNamesItsAssetOnce() {
+        let rules = "[[when]]\ncolumn = \"t\"\nmatches = \"x\"\n[when.second_leg]\ncolumn = \"n\"\nmatches = '(?<amount>\\d+) (?<asset>\\w+)'\nasset = \"Wallet ETH\"\n"
+        #expect(throws: DomainError.self) { try ImportRules(toml: rules, name: "test") }
+        do {
+            _ = try ImportRules(toml: rules, name: "test")
+        } catch let error as DomainError {
+            #expect(error.message.contains("when[1].second_leg.asset and a group (?<asset>…) in matches both name the second leg's asset"), "\(error.message)")
+        } catch {}
+    }
+
     @Test func bytesThatAreNotTextInTheEncodingAreNoText() {
         #expect(ImportRules.Encoding.utf8.text([0x4B, 0xFC, 0x72]) == nil, "ISO-8859-1 ü read as UTF-8")
         #expect(ImportRules.Encoding.utf8.text(Array("Kür".utf8)) == "Kür")
         #expect(ImportRules.Encoding.windows1252.text([0x41, 0x81]) == nil, "a byte Windows-1252 leaves undefined")
         #expect(ImportRules.Encoding.latin1.text([0x4B, 0xFC, 0x72]) == "Kür")
+        // ISO-8859-1 is read as Windows-1252 (0x80 is the euro sign), as browsers read it.
+        #expect(ImportRules.Encoding.latin1.text([0x35, 0x30, 0x80]) == "50€")
+        // UTF-8 read with rules for Windows-1252 would be mojibake ("MÃ¼ller"): refused.
+        #expect(ImportRules.Encoding.windows1252.text(Array("Müller".utf8)) == nil)
+        #expect(ImportRules.Encoding.latin1.text(Array("Müller".utf8)) == nil)
         var tokenizer = CSVTokenizer()
         let records = tokenizer.feed(Array("a,b\nKonto,Kontof".utf8) + [0xFC] + Array("hrung\nc,d\n".utf8))
         #expect(records.map(\.undecodable) == [false, true, false])

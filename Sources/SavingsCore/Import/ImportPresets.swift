@@ -188,7 +188,7 @@ matches = "vorgemerkt"
 skip = true
 """#,
         "ing": #"""
-# ING's (Germany) account statement as CSV ("Umsatzanzeige"), as siddhantgoel/beancount-ing
+# ING Germany's account statement as CSV ("Umsatzanzeige"), as siddhantgoel/beancount-ing
 # reads it (beancount_ing/ec.py and tests/test_ec_importer.py; bank2ynab's [DE ING-DiBa]):
 # ISO-8859-1, semicolons, decimal commas, a 13-line preamble of the statement's metadata
 # (Umsatzanzeige, IBAN, Kontoname, Bank, Kunde, Zeitraum, Saldo, Sortierung, a note on what the
@@ -221,7 +221,8 @@ note = "{Auftraggeber/Empfänger}: {Verwendungszweck}"
 #   "txid","refid","time","type","subtype","aclass","asset","wallet","amount","fee","balance"  (11)
 #   "txid","refid","time","type","subtype","aclass","subclass","asset","wallet","amount","fee","balance"  (12, 2025+)
 # time is UTC ("2024-03-01 09:15:02", sometimes with a fraction of a second); amount is signed;
-# the fee is paid from the same asset; balance = old balance + amount - fee.
+# the fee is paid from the same asset; balance = old balance + amount - fee. Some exports write
+# fees negative and still deduct them (CoinTaxman issues #162, #163): a fee is paid whatever its sign.
 # A deposit or withdrawal is listed twice: first with an empty txid and an empty balance (not
 # yet credited), then again when credited (Kraken support, "Why there are duplicate entries
 # for deposits/withdrawals"; provinzio/CoinTaxman issues #87 and #97, PR #9). The first is

@@ -172,6 +172,9 @@ extension ImportRules {
         guard leg.asset != nil || pattern.groupNames["asset"] != nil else {
             throw table.invalid("matches", "needs a group (?<asset>…), the second leg's asset code, or the key asset")
         }
+        guard leg.asset == nil || pattern.groupNames["asset"] == nil else {
+            throw table.invalid("asset", "and a group (?<asset>…) in matches both name the second leg's asset: give one")
+        }
         return leg
     }
 }

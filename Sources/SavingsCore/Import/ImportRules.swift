@@ -267,7 +267,7 @@ public struct NumberFormat: Sendable, Equatable {
 
 extension ImportRules.Encoding {
     /// Windows-1252's characters at 0x80...0x9F (where ISO-8859-1 has control codes); the five
-    /// bytes it leaves undefined read as those control codes, as browsers read them.
+    /// bytes it leaves undefined are refused.
     private static let windows1252High: [Unicode.Scalar] = [
         "\u{20AC}", "\u{81}", "\u{201A}", "\u{192}", "\u{201E}", "\u{2026}", "\u{2020}", "\u{2021}",
         "\u{2C6}", "\u{2030}", "\u{160}", "\u{2039}", "\u{152}", "\u{8D}", "\u{17D}", "\u{8F}",
@@ -287,9 +287,14 @@ extension ImportRules.Encoding {
             return String(validating: bytes, as: UTF8.self)
         case .latin1, .windows1252:
             if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            // Non-ASCII text that is valid UTF-8 is a UTF-8 file read with the wrong rules:
+            // Windows-1252 text almost never is ("Ã¼" for "ü"), and storing it so is mojibake.
+            if String(validating: bytes, as: UTF8.self) != nil { return nil }
             var text = String.UnicodeScalarView()
             for byte in bytes {
-                if self == .windows1252, (0x80...0x9F).contains(byte) {
+                // ISO-8859-1 is read as Windows-1252, as the WHATWG Encoding Standard (and every
+                // browser) reads it: files so labelled mean "€" by 0x80, not a control code.
+                if (0x80...0x9F).contains(byte) {
                     guard !Self.windows1252Undefined.contains(byte) else { return nil }
                     text.append(Self.windows1252High[Int(byte - 0x80)])
                 } else {
@@ -307,7 +312,7 @@ extension ImportRules.Encoding {
         case .utf8, .utf8BOM:
             "line \(line): bytes that are not UTF-8 text, which \(rules) reads the file as; the file is in another encoding (a German bank's is often Windows-1252 or ISO-8859-1: set encoding = \"windows-1252\" in the rules)"
         case .latin1, .windows1252:
-            "line \(line): a byte that is not \(rawValue) text, which \(rules) reads the file as; the file is in another encoding (set encoding in the rules: \(Self.allCases.map(\.rawValue).joined(separator: ", ")))"
+            "line \(line): text that is not \(rawValue), which \(rules) reads the file as: it is UTF-8 (a statement opened and saved again often is; set encoding = \"utf-8\" in a copy of the rules), or holds a byte \(rawValue) leaves undefined"
         }
     }
 }

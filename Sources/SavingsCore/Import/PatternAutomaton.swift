@@ -81,7 +81,9 @@ struct Compiler {
                 }
             }
             for jump in jumps { code[jump] = .jump(code.count) }
-        case .repeated(let body, let min, let max):
+        case .repeated(let body, let min, let max, let lazy):
+            /// A split that prefers going on (greedy) or leaving (lazy).
+            func choice(_ on: Int, _ out: Int) -> Instruction { lazy ? .split(out, on) : .split(on, out) }
             for _ in 0..<min { try emit(body, into: &code) }
             if let max {
                 // Each optional copy: split into it or past every remaining one.
@@ -91,14 +93,14 @@ struct Compiler {
                     code.append(.split(code.count + 1, 0))
                     try emit(body, into: &code)
                 }
-                for split in splits { code[split] = .split(split + 1, code.count) }
+                for split in splits { code[split] = choice(split + 1, code.count) }
             } else {
                 // loop: split body, out; body; jump loop.
                 let loop = code.count
                 code.append(.split(loop + 1, 0))
                 try emit(body, into: &code)
                 code.append(.jump(loop))
-                code[loop] = .split(loop + 1, code.count)
+                code[loop] = choice(loop + 1, code.count)
             }
         case .lookAhead(let inner, let negative):
             let number = try program(inner)
@@ -284,7 +286,9 @@ struct Simulation {
             position += 1
             // A match starting here ranks below every thread already under way.
             if matched == nil { try add(0, empty, at: position, to: &next) }
-            if next.isEmpty { break }
+            // Once a match is found and nothing ranked above it is alive, it stands; before
+            // that, a start whose assertion failed here leaves no thread, and the search goes on.
+            if next.isEmpty, matched != nil { break }
             swap(&current, &next)
         }
         return matched

@@ -7,7 +7,8 @@ indirect enum Node {
     case set(PatternClass)
     case concat([Node])
     case alternation([Node])
-    case repeated(Node, min: Int, max: Int?)
+    /// `lazy` prefers fewer repeats: the same texts match, but groups capture differently.
+    case repeated(Node, min: Int, max: Int?, lazy: Bool)
     case lineStart
     case lineEnd
     case wordBoundary(Bool)
@@ -106,14 +107,14 @@ struct PatternParser {
             var atom = try self.atom()
             while let quantifier = try quantifier() {
                 if case .lookAhead = atom { throw Failure(reason: "a look-ahead cannot be repeated") }
-                atom = .repeated(atom, min: quantifier.min, max: quantifier.max)
+                atom = .repeated(atom, min: quantifier.min, max: quantifier.max, lazy: quantifier.lazy)
             }
             items.append(atom)
         }
         return items.count == 1 ? items[0] : .concat(items)
     }
 
-    mutating func quantifier() throws -> (min: Int, max: Int?)? {
+    mutating func quantifier() throws -> (min: Int, max: Int?, lazy: Bool)? {
         guard let scalar = current else { return nil }
         var result: (Int, Int?)
         switch scalar {
@@ -126,11 +127,13 @@ struct PatternParser {
             result = counted
         default: return nil
         }
-        // Lazy (`*?`) and possessive (`*+`) forms accept the same texts for a yes/no match.
+        // Lazy (`*?`) prefers fewer repeats (which only groups can tell); possessive (`*+`)
+        // accepts the same texts for a yes/no match and is read as greedy.
+        let lazy = current == "?"
         if current == "?" || current == "+" { index += 1 }
         if let max = result.1, max < result.0 { throw Failure(reason: "{\(result.0),\(max)} counts down") }
         if result.0 > 1000 || (result.1 ?? 0) > 1000 { throw Failure(reason: "a count above 1000") }
-        return result
+        return (result.0, result.1, lazy)
     }
 
     /// `{n}`, `{n,}`, `{n,m}` at `index`, or nil (and `index` unmoved) when it is not one.

@@ -7,7 +7,9 @@ public enum PresetProbe {
     public static let prefixBytes = 64 * 1024
 
     /// The presets that find every column they read in the header of a file starting with
-    /// `prefix`, by name; empty when the file is savingsd's own `date,amount,…` (or none fits).
+    /// `prefix`, by name, those reading more of its columns first (a withdrawal history's
+    /// header has the deposit history's columns and a fee); empty when the file is savingsd's
+    /// own `date,amount,…` (or none fits).
     public static func matching(_ prefix: [UInt8], now: Date, timeZone: TimeZone) -> [String] {
         let body = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(prefix.dropFirst(3)) : prefix
         let lines = body.split(separator: 0x0A, maxSplits: 2_000, omittingEmptySubsequences: false).map { line in
@@ -17,11 +19,21 @@ public enum PresetProbe {
                                                                timeZone: timeZone, now: now)) != nil {
             return []
         }
-        return presets.filter { _, rules in
-            guard let line = headerLine(lines, rules: rules) else { return false }
+        let found: [(name: String, columns: Int)] = presets.compactMap { name, rules in
+            guard let line = headerLine(lines, rules: rules) else { return nil }
             let header = record(lines[line], separator: rules.separator, encoding: rules.encoding, line: line + 1)
-            return (try? RulesRowFormat(rules: rules, header: header, now: now, timeZone: timeZone)) != nil
-        }.map(\.name)
+            guard let format = try? RulesRowFormat(rules: rules, header: header, now: now, timeZone: timeZone) else { return nil }
+            return (name, format.columnsRead)
+        }
+        return found.sorted { $0.columns > $1.columns }.map(\.name)
+    }
+
+    /// What a preset reads, from the first line of its comment: "Binance's withdrawal history".
+    public static func title(_ name: String) -> String {
+        guard let text = ImportPresets.texts[name], let first = text.split(separator: "\n").first, first.hasPrefix("# ") else { return name }
+        let line = first.dropFirst(2)
+        let end = [line.range(of: " (")?.lowerBound, line.firstIndex(of: ":"), line.firstIndex(of: ",")].compactMap { $0 }.min() ?? line.endIndex
+        return String(line[..<end])
     }
 
     /// The shipped presets, read once.
@@ -32,9 +44,13 @@ public enum PresetProbe {
     /// What a file without rules is told when a preset reads it.
     public static func suggestion(_ names: [String]) -> String? {
         guard let first = names.first else { return nil }
-        let others = names.dropFirst().map { "--rules \($0)" }
-        return "the file's header is not date,amount[,note,external_id]; it is laid out as the preset \(first) reads: import it with --rules \(first)"
-            + (others.isEmpty ? "" : " (or \(others.joined(separator: ", ")))") + " (rules = \"\(first)\"), and try --dry-run first"
+        let intro = "the file's header is not date,amount[,note,external_id]"
+        guard names.count > 1 else {
+            return "\(intro); it is laid out as the preset \(first) reads (\(title(first))): import it with --rules \(first) (rules = \"\(first)\"), and try --dry-run first"
+        }
+        // Some exports share a header (Binance's deposits and withdrawals): the user knows which this is.
+        let listed = names.map { "\($0) (\(title($0)))" }.joined(separator: ", ")
+        return "\(intro); presets that read its header: \(listed); import it with --rules and the one that says what the file holds, and try --dry-run first"
     }
 
     /// The index of the header line the rules' `skip` leads to, within `lines`.

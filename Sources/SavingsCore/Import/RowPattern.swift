@@ -33,7 +33,7 @@ public struct RowPattern: Sendable {
 
     public init(_ source: String, key: String) throws {
         func refuse(_ reason: String) -> DomainError {
-            DomainError.invalidField("rules", "\(key): '\(source)' is not a regular expression savingsd can use (\(reason))")
+            DomainError.invalidField("rules", "\(key): '\(Self.shown(source))' is not a regular expression savingsd can use (\(reason))")
         }
         do {
             var parser = PatternParser(Array(source.unicodeScalars))
@@ -50,6 +50,13 @@ public struct RowPattern: Sendable {
     /// Whether the pattern matches anywhere in `text`; throws `StepLimit` past the budget.
     public func matches(_ text: String) throws -> Bool {
         try matchesCounting(text).matched
+    }
+
+    /// The pattern as messages quote it: a long one cut short.
+    public var shown: String { Self.shown(source) }
+
+    static func shown(_ source: String) -> String {
+        source.count <= 120 ? source : source.prefix(120) + "…"
     }
 
     /// The text of each group of the leftmost match (by number from 1, and by name; a group

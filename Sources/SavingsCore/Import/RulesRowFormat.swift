@@ -64,6 +64,9 @@ public struct RulesRowFormat: ImportRowFormat {
         case column(Int)
     }
 
+    /// How many of the header's columns the rules read (a preset reading more of them fits it better).
+    public let columnsRead: Int
+
     /// Resolves the rules' columns against `header` (nil when the rules say the file has none).
     public init(rules: ImportRules, header record: CSVTokenizer.Record?, now: Date, timeZone: TimeZone) throws {
         self.rules = rules
@@ -134,6 +137,15 @@ public struct RulesRowFormat: ImportRowFormat {
             }
         }
         self.templates = templates
+        var read = Set([dateColumn] + [feeColumn, assetColumn, balanceColumn].compactMap { $0 } + when.flatMap { [$0.index] + [$0.leg].compactMap { $0 } })
+        switch amountColumns {
+        case .signed(let column): read.insert(column)
+        case .split(let `in`, let out): read.formUnion([`in`, out].compactMap { $0 })
+        }
+        for parts in templates.values {
+            for case .column(let column) in parts { read.insert(column) }
+        }
+        columnsRead = read.count
         exactWidth = record != nil
         width = record.map { $0.fields.count } ?? highest + 1
         dateLabel = Self.label(dateColumn, header: header)
@@ -231,7 +243,7 @@ public struct RulesRowFormat: ImportRowFormat {
             groups = found.groups
         }
         guard let groups, let amountText = groups["amount"] else {
-            throw Self.problem("\(columnName(rule.column)): '\(text)' does not match \(key).matches '\(rule.leg.pattern.source)', which reads the second leg")
+            throw Self.problem("\(columnName(rule.column)): '\(text)' does not match \(key).matches '\(rule.leg.pattern.shown)', which reads the second leg")
         }
         guard let plain = rules.number.value(amountText), var amount = try? Amount.parse(plain), amount != 0 else {
             throw Self.problem("\(columnName(rule.column)): '\(amountText)' (the second leg's amount) is not an amount")
@@ -289,7 +301,7 @@ public struct RulesRowFormat: ImportRowFormat {
         if let verdicts = rules.verdicts, verdicts.isReplaying { return verdicts.next() }
         func refuse(_ why: String) -> ImportFileFailure {
             ImportFileFailure(error: DomainError.invalidField(
-                "rules", "\(rules.name): when[\(number + 1)].matches '\(rule.pattern.source)' \(why) (line \(line)); simplify the pattern"))
+                "rules", "\(rules.name): when[\(number + 1)].matches '\(rule.pattern.shown)' \(why) (line \(line)); simplify the pattern"))
         }
         let found: (matched: Bool, steps: Int)
         do {
