@@ -13,11 +13,15 @@ struct DatasetSize {
     var journalTransactions: Int
     /// Transactions in the history of the watched xpub.
     var chainTransactions: Int
+    /// Rows of the file imported through rules and in the plain format.
+    var rulesRows: Int
 
     static let full = DatasetSize(goals: 1_000, assets: 200, transactions: 1_000_000, historyRows: 50_000,
-                                  progressSteps: [1_000, 10_000, 100_000], journalTransactions: 100_000, chainTransactions: 10_000)
+                                  progressSteps: [1_000, 10_000, 100_000], journalTransactions: 100_000, chainTransactions: 10_000,
+                                  rulesRows: 200_000)
     static let smoke = DatasetSize(goals: 20, assets: 10, transactions: 5_000, historyRows: 300,
-                                   progressSteps: [100, 300, 1_000], journalTransactions: 1_000, chainTransactions: 1_500)
+                                   progressSteps: [100, 300, 1_000], journalTransactions: 1_000, chainTransactions: 1_500,
+                                   rulesRows: 2_000)
 }
 
 /// The benchmark's data, generated deterministically from a seed relative to the current month:

@@ -359,6 +359,10 @@ let streaming = try streamingFigures(work: work, allRows: work + "/all.csv", row
                                      savingsctl: binaries + "/savingsctl", manyFilesRate: importRate)
 figures += streaming.figures
 notes += streaming.notes
+say("rules: \(size.rulesRows) rows as Kraken's ledgers.csv through the kraken-ledgers preset, against the same rows in the plain format")
+let rulesImport = try rulesImportFigures(work: work, savingsd: savingsd, rows: size.rulesRows, rounds: 3, now: started)
+figures += rulesImport.figures
+notes += rulesImport.notes
 say("on-chain: the first sync of an xpub's \(size.chainTransactions) transactions, then a re-sync with nothing new")
 figures += try onchainFigures(work: work, savingsd: savingsd, transactions: size.chainTransactions)
 
