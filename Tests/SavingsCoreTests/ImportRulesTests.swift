@@ -54,6 +54,38 @@ import Testing
         }
     }
 
+    /// Dates with a time of day, from the month memo where the zone keeps one offset all month,
+    /// are the calendar's, in the same zones, at random times over sixty years (clock changes;
+    /// 31.02. refused; a finer fraction rounded to the nearest millisecond, half up).
+    @Test func monthMemoTimesAreTheCalendars() throws {
+        let pattern = try DatePattern(parsing: "yyyy-MM-dd HH:mm:ss.S", key: "date_format")
+        for name in ["UTC", "Europe/Berlin", "America/Sao_Paulo", "America/Havana", "Pacific/Apia", "Australia/Lord_Howe", "Asia/Kathmandu"] {
+            let zone = try #require(TimeZone(identifier: name), "\(name)")
+            let calendar = Self.calendar(zone)
+            var dates = RowDates(formats: [pattern], timeZone: zone, now: .distantFuture)
+            var mismatches: [String] = []
+            var generator = SeededGenerator(state: 7)
+            for year in stride(from: 1970, through: 2030, by: 3) {
+                for month in 1...12 {
+                    for _ in 0..<40 {
+                        let day = Int(generator.next() % 31) + 1, hour = Int(generator.next() % 24), minute = Int(generator.next() % 60)
+                        // Whole milliseconds: the calendar's floating instant rounds a half one either way.
+                        let fraction = String(format: "%03d", Int(generator.next() % 1_000))
+                        let text = String(format: "%04d-%02d-%02d %02d:%02d:07.", year, month, day, hour, minute) + fraction
+                        let expected = pattern.date(text, calendar: calendar).map(Timestamp.truncatedToMilliseconds)
+                        let found = try dates.date(text) { DomainError.invalidField("date", "future") }
+                        if found != expected, mismatches.count < 5 { mismatches.append("\(text): \(String(describing: found)) != \(String(describing: expected))") }
+                    }
+                }
+            }
+            #expect(mismatches.isEmpty, "\(name): \(mismatches)")
+        }
+        var utc = RowDates(formats: [pattern], timeZone: Self.utc, now: .distantFuture)
+        #expect(try utc.date("2026-01-05 10:02:11.3385") { DomainError.invalidField("date", "future") }.map(Timestamp.format) == "2026-01-05T10:02:11.339Z")
+        #expect(try utc.date("2026-01-05 10:02:11.9996") { DomainError.invalidField("date", "future") }.map(Timestamp.format) == "2026-01-05T10:02:12.000Z")
+        #expect(try utc.date("2026-02-31 10:02:11.0") { DomainError.invalidField("date", "future") } == nil)
+    }
+
     @Test func numbersInTheFilesNotation() {
         var german = NumberFormat()
         german.decimalMark = UInt8(ascii: ",")

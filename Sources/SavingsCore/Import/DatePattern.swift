@@ -79,19 +79,43 @@ public struct DatePattern: Sendable, Equatable {
         self.init(source: source, tokens: tokens)
     }
 
+    /// A field read by the pattern: a day of the calendar and a time of that day.
+    struct Parts {
+        var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, nanosecond = 0
+
+        /// Milliseconds since the day's midnight (in a day without a clock change), the fraction
+        /// rounded to the nearest millisecond as `Timestamp` rounds instants.
+        var timeOfDay: Int64 {
+            Int64(hour) * 3_600_000 + Int64(minute) * 60_000 + Int64(second) * 1000 + Int64((nanosecond + 500_000) / 1_000_000)
+        }
+    }
+
     /// The instant a field names, in `calendar`'s zone; nil when the field does not fit.
     public func date(_ field: String, calendar: Calendar) -> Date? {
-        guard let tokens else {
+        guard tokens != nil else {
             if field.utf8.count == 10, let day = try? CalendarDate(parsing: field, field: "date") {
                 return calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))
             }
             return try? Timestamp.parse(field, field: "date")
         }
+        return parts(field).flatMap { Self.date($0, calendar: calendar) }
+    }
+
+    /// `parts`' instant, worked out by the calendar.
+    static func date(_ parts: Parts, calendar: Calendar) -> Date? {
+        let components = DateComponents(year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute,
+                                        second: parts.second, nanosecond: parts.nanosecond)
+        // A day the month does not have (31.02.) is refused, not rolled over.
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == parts.day else { return nil }
+        return date
+    }
+
+    /// The field's day and time as the pattern reads them (a format of its own only; nil for
+    /// iso8601); nil when the field does not fit.
+    func parts(_ field: String) -> Parts? {
+        guard let tokens else { return nil }
         var bytes = Array(field.utf8)[...]
-        var parts = DateComponents()
-        parts.hour = 0
-        parts.minute = 0
-        parts.second = 0
+        var parts = Parts()
         var nanoseconds = 0
         func number(_ digits: Int) -> Int? {
             // "d" and "M" take one or two digits, as many as there are.
@@ -139,9 +163,7 @@ public struct DatePattern: Sendable, Equatable {
         }
         guard bytes.isEmpty else { return nil }
         parts.nanosecond = nanoseconds
-        // A day the month does not have (31.02.) is refused, not rolled over.
-        guard let date = calendar.date(from: parts), calendar.component(.day, from: date) == parts.day else { return nil }
-        return date
+        return parts
     }
 }
 
@@ -178,13 +200,34 @@ public struct RowDates: Sendable {
             guard let midnight = midnight(day) else { return nil }
             date = midnight
         } else {
-            guard let found = formats.lazy.compactMap({ $0.date(field, calendar: calendar) }).first else { return nil }
+            var found: Date?
+            for format in formats {
+                if let parts = format.parts(field) {
+                    found = instant(parts)
+                } else if format == .iso8601 {
+                    found = format.date(field, calendar: calendar)
+                }
+                if found != nil { break }
+            }
+            guard let found else { return nil }
             date = found
         }
         guard date.timeIntervalSince(now) <= 60 else { throw future() }
         let instant = Timestamp.truncatedToMilliseconds(date)
         last = (field, instant)
         return instant
+    }
+
+    /// The instant of a day and time a format read: from its month's first midnight when the
+    /// zone keeps one offset all month (most rows of an exchange's export differ in their time,
+    /// and two calendar computations a row showed in an import's profile), else the calendar's.
+    mutating func instant(_ parts: DatePattern.Parts) -> Date? {
+        guard (1...9999).contains(parts.year), parts.day <= CalendarDate.daysIn(month: parts.month, year: parts.year) else { return nil }
+        if month?.year != parts.year || month?.month != parts.month {
+            month = (parts.year, parts.month, uniformStart(year: parts.year, month: parts.month))
+        }
+        guard let first = month?.first else { return DatePattern.date(parts, calendar: calendar) }
+        return Timestamp.date(milliseconds: first + Int64(parts.day - 1) * 86_400_000 + parts.timeOfDay)
     }
 
     /// The first instant of `day` in the zone (what `DatePattern.iso8601` reads it as); nil

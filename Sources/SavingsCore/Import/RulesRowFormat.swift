@@ -46,9 +46,13 @@ public struct RulesRowFormat: ImportRowFormat {
     private let amountColumns: Amounts
     private let header: [String]
     private let when: [(index: Int, rule: ImportRules.When, leg: Int?)]
-    private let templates: [String: [ResolvedPart]]
+    /// The note and external id templates: the columns' (index 0), then each `[[when]]` block's.
+    private let notes: [[ResolvedPart]?], ids: [[ResolvedPart]?]
     /// The second leg the last row made, handed out by `followUp`.
     private var pending: ImportRow?
+    /// The pass that decides the patterns before an import's write: it runs them and records
+    /// what they say, and reads nothing else of a row. The pass that writes reads them back.
+    private let deciding: Bool, replaying: Bool
 
     enum Amounts {
         case signed(Int)
@@ -136,7 +140,10 @@ public struct RulesRowFormat: ImportRowFormat {
                 }
             }
         }
-        self.templates = templates
+        notes = [templates["columns.note"]] + rules.when.indices.map { templates["when[\($0 + 1)].note"] }
+        ids = [templates["columns.external_id"]] + rules.when.indices.map { templates["when[\($0 + 1)].external_id"] }
+        replaying = rules.verdicts?.isReplaying ?? false
+        deciding = rules.verdicts != nil && !replaying
         var read = Set([dateColumn] + [feeColumn, assetColumn, balanceColumn].compactMap { $0 } + when.flatMap { [$0.index] + [$0.leg].compactMap { $0 } })
         switch amountColumns {
         case .signed(let column): read.insert(column)
@@ -158,18 +165,29 @@ public struct RulesRowFormat: ImportRowFormat {
         }
         func field(_ index: Int) -> String { TransactionCSVFormat.trimmed(fields[index]) }
         var skip = false
-        var noteKey = "columns.note", idKey = "columns.external_id"
+        var noteTemplate = 0, idTemplate = 0
         var asset: String?
         var direction: ImportRules.Direction?
         var leg: (number: Int, leg: ImportRules.SecondLeg, column: Int)?
         for (number, (index, rule, legColumn)) in when.enumerated() where try matches(rule, number: number, field(index), line: record.line) {
             skip = skip || rule.skip
-            if rule.note != nil { noteKey = "when[\(number + 1)].note" }
-            if rule.externalID != nil { idKey = "when[\(number + 1)].external_id" }
+            if rule.note != nil { noteTemplate = number + 1 }
+            if rule.externalID != nil { idTemplate = number + 1 }
             asset = rule.asset ?? asset
             direction = rule.direction ?? direction
             if let second = rule.secondLeg, let legColumn { leg = (number, second, legColumn) }
         }
+        // The second leg's groups: worked out (and recorded) by the deciding pass whenever a
+        // rule that makes one matched, and read back at the same point by the writing pass.
+        var legGroups: [String: String]??
+        if let leg {
+            if replaying {
+                legGroups = .some(rules.verdicts!.nextGroups())
+            } else if deciding {
+                legGroups = .some(try captures(leg, text: field(leg.column), line: record.line))
+            }
+        }
+        if deciding { return .skipped(line: record.line, asset: nil, code: nil, date: nil, amount: nil, balance: nil) }
         let code = assetColumn.map(field)
         if asset == nil, let code {
             asset = rules.assets[code]
@@ -190,17 +208,25 @@ public struct RulesRowFormat: ImportRowFormat {
         let date = try day(field(dateColumn), line: record.line)
         guard amount != 0 else { return .skipped(line: record.line, asset: asset, code: code, date: date, amount: 0, balance: balance) }
         seenRow = true
-        let note = try GoalRules.validNotes(render(noteKey))
-        let externalID = render(idKey)
+        let note = try GoalRules.validNotes(render(notes[noteTemplate]))
+        let externalID = render(ids[idTemplate])
         if let externalID, externalID.count > TransactionCSVFormat.maxExternalIDLength {
             throw DomainError.invalidField("external_id", "longer than \(TransactionCSVFormat.maxExternalIDLength) characters")
         }
         let row = TransactionCSVRow(line: record.line, date: date, amount: amount, note: note, externalID: externalID)
-        if let leg { pending = try secondLeg(leg, text: field(leg.column), row: row, line: record.line) }
+        if let leg {
+            let groups = try legGroups ?? captures(leg, text: field(leg.column), line: record.line)
+            pending = try secondLeg(leg, groups: groups, text: field(leg.column), row: row, line: record.line)
+        }
         return .row(row, asset: asset, code: code, balance: balance)
 
-        func render(_ key: String) -> String? {
-            guard let parts = templates[key] else { return nil }
+        func render(_ template: [ResolvedPart]?) -> String? {
+            guard let parts = template else { return nil }
+            // One column alone (the common template) is the field itself.
+            if parts.count == 1, case .column(let index) = parts[0] {
+                let text = field(index)
+                return text.isEmpty ? nil : text
+            }
             var text = ""
             for part in parts {
                 switch part {
@@ -208,7 +234,7 @@ public struct RulesRowFormat: ImportRowFormat {
                 case .column(let index): text += field(index)
                 }
             }
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = TransactionCSVFormat.trimmed(text)
             return trimmed.isEmpty ? nil : trimmed
         }
     }
@@ -218,30 +244,30 @@ public struct RulesRowFormat: ImportRowFormat {
         return pending
     }
 
-    /// The second leg `rule` makes of a row: its asset and amount from the pattern's groups
-    /// on `text` (read back when an earlier pass worked them out).
-    private func secondLeg(_ rule: (number: Int, leg: ImportRules.SecondLeg, column: Int), text: String, row: TransactionCSVRow,
-                           line: Int) throws -> ImportRow {
+    /// The groups of `rule`'s pattern on `text` (recorded when a pass decides them for a later
+    /// one); a pattern that takes too long refuses the file.
+    private func captures(_ rule: (number: Int, leg: ImportRules.SecondLeg, column: Int), text: String, line: Int) throws -> [String: String]? {
         let key = "when[\(rule.number + 1)].second_leg"
-        let groups: [String: String]?
-        if let verdicts = rules.verdicts, verdicts.isReplaying {
-            groups = verdicts.nextGroups()
-        } else {
-            let found: (groups: [String: String]?, steps: Int)
-            do {
-                found = try rule.leg.pattern.captures(text)
-            } catch is RowPattern.StepLimit {
-                throw ImportFileFailure(error: DomainError.invalidField(
-                    "rules", "\(rules.name): \(key).matches takes more than \(RowPattern.maxSteps) steps on one field (line \(line)); simplify the pattern"))
-            }
-            if let verdicts = rules.verdicts {
-                guard verdicts.spend(found.steps) else {
-                    throw ImportFileFailure(error: DomainError.invalidField("rules", "\(rules.name): \(key).matches takes too long over the file (line \(line)); simplify the pattern"))
-                }
-                verdicts.record(groups: found.groups)
-            }
-            groups = found.groups
+        let found: (groups: [String: String]?, steps: Int)
+        do {
+            found = try rule.leg.pattern.captures(text)
+        } catch is RowPattern.StepLimit {
+            throw ImportFileFailure(error: DomainError.invalidField(
+                "rules", "\(rules.name): \(key).matches takes more than \(RowPattern.maxSteps) steps on one field (line \(line)); simplify the pattern"))
         }
+        if let verdicts = rules.verdicts {
+            guard verdicts.spend(found.steps) else {
+                throw ImportFileFailure(error: DomainError.invalidField("rules", "\(rules.name): \(key).matches takes too long over the file (line \(line)); simplify the pattern"))
+            }
+            verdicts.record(groups: found.groups)
+        }
+        return found.groups
+    }
+
+    /// The second leg `rule` makes of a row: its asset and amount from the pattern's groups.
+    private func secondLeg(_ rule: (number: Int, leg: ImportRules.SecondLeg, column: Int), groups: [String: String]?, text: String,
+                           row: TransactionCSVRow, line: Int) throws -> ImportRow {
+        let key = "when[\(rule.number + 1)].second_leg"
         guard let groups, let amountText = groups["amount"] else {
             throw Self.problem("\(columnName(rule.column)): '\(text)' does not match \(key).matches '\(rule.leg.pattern.shown)', which reads the second leg")
         }
@@ -298,7 +324,7 @@ public struct RulesRowFormat: ImportRowFormat {
     /// worked out (and recorded for the pass that writes). A pattern that takes too long on a
     /// field refuses the file, naming the rule and the line.
     private func matches(_ rule: ImportRules.When, number: Int, _ text: String, line: Int) throws -> Bool {
-        if let verdicts = rules.verdicts, verdicts.isReplaying { return verdicts.next() }
+        if replaying { return rules.verdicts!.next() }
         func refuse(_ why: String) -> ImportFileFailure {
             ImportFileFailure(error: DomainError.invalidField(
                 "rules", "\(rules.name): when[\(number + 1)].matches '\(rule.pattern.shown)' \(why) (line \(line)); simplify the pattern"))
