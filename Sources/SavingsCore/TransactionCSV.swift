@@ -65,6 +65,17 @@ public struct CSVTokenizer: Sendable {
                     append(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
                 }
                 if index == count { return }
+            } else if inQuotes {
+                // So is a run inside quotes, up to the closing (or a doubled) quote.
+                let start = index
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == 0x22 { break }
+                    if byte == 0x0A { line += 1 }
+                    index += 1
+                }
+                if index > start { append(UnsafeRawBufferPointer(rebasing: bytes[start..<index])) }
+                if index == count { return }
             }
             try feedBytes(CollectionOfOne(bytes[index]), body)
             index += 1

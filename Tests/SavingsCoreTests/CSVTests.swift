@@ -32,6 +32,8 @@ import Testing
             "date,amount,note\r\n2026-01-01,1.5,\"a, b\"\r\n\n2026-01-02,-2,\"say \"\"hi\"\"\nthere\"\n2026-01-03,3,",
             "a,b\rc,d\r\r\ne,\"\",f\n,,\n\"q\"x,y\n",
             "date,amount,note\n2026-01-01,1,\(long)\n2026-01-02,2,z\n",
+            // Runs inside quotes are taken at once too: lines, doubled quotes, a field too long.
+            "\"txid\",\"note\"\n\"L1\",\"a\nb,\"\"c\"\"\"\r\n\"L2\",\"\(long)\"\n\"L3\",\"\"\n",
         ]
         for text in texts {
             for chunk in [1, 2, 3, 7, 64, 1000, 1 << 17] {
