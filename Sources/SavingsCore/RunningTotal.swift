@@ -6,7 +6,8 @@ import Foundation
 /// arithmetic, which allocates. Past that range it carries on in `Decimal`, so nothing is
 /// ever rounded.
 public struct RunningTotal: Sendable, Equatable {
-    private var units: Int128?
+    /// The total in 10⁻¹⁸ units, while it fits.
+    public private(set) var units: Int128?
     private var exact: Decimal
 
     public init(_ value: Decimal) {
@@ -81,6 +82,21 @@ public struct RunningTotal: Sendable, Equatable {
             units = nil
         }
         exact += amount
+    }
+
+    /// Adds another total (integers when both have them).
+    public mutating func add(_ other: RunningTotal) {
+        if let mine = units, let theirs = other.units, case (let sum, false) = mine.addingReportingOverflow(theirs) {
+            units = sum
+            return
+        }
+        self = RunningTotal(value + other.value)
+    }
+
+    /// Whether this total is `other`'s value (one may be held as units, the other not).
+    public func equals(_ other: RunningTotal) -> Bool {
+        if let mine = units, let theirs = other.units { return mine == theirs }
+        return value == other.value
     }
 
     /// Whether this total is more than `other`.

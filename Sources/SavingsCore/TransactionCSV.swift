@@ -295,8 +295,18 @@ public struct TransactionCSVFormat: Sendable {
     /// first and last byte shows without Foundation's Unicode-aware trimming.
     static func trimmed(_ field: String) -> String {
         func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x80 }
-        guard let first = field.utf8.first, let last = field.utf8.last else { return field }
+        let utf8 = field.utf8
+        guard let first = utf8.first, let last = utf8.last else { return field }
         if plain(first), plain(last) { return field }
+        // Spaces and tabs at the ends (a template's empty column leaves one) are cut by index;
+        // what is left with another character at an end (a no-break space, a control code) is
+        // Foundation's to decide, as before.
+        func blank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        var start = utf8.startIndex, end = utf8.endIndex
+        while start < end, blank(utf8[start]) { start = utf8.index(after: start) }
+        while end > start, blank(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
+        guard start < end else { return "" }
+        if plain(utf8[start]), plain(utf8[utf8.index(before: end)]) { return String(field[start..<end]) }
         return field.trimmingCharacters(in: .whitespaces)
     }
 

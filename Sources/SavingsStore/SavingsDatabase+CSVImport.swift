@@ -87,6 +87,8 @@ private final class ImportTarget {
     var allocator: DepositAllocator
     var chunk = ImportChunk()
     var summary: CSVImportResult.AssetSummary
+    /// `summary.total` while rows come (integers while they fit).
+    var total = RunningTotal(0)
     var balance: RunningBalanceCheck?
 
     init(asset: AssetRecord, now: Date, checkBalance: Bool, _ db: Database) throws {
@@ -152,18 +154,33 @@ extension SavingsDatabase {
             let names = try await OffPool.run { PresetProbe.matching(try file.prefix(PresetProbe.prefixBytes), now: now, timeZone: timeZone) }
             if let suggestion = PresetProbe.suggestion(names) { throw DomainError.invalidField("rules", suggestion) }
         }
-        var decided = options
         if var rules = options.rules, !rules.when.isEmpty {
-            // The patterns decide each row before the write begins (and off the serving pool):
-            // however long they take on a hostile file, no other client's write waits for them.
-            let verdicts = RuleVerdicts(fileBytes: file.size ?? 0)
-            rules.verdicts = verdicts
-            let decide = CSVFileRows(file: file, rules: rules, now: now, timeZone: timeZone)
-            try await OffPool.run { try decide.forEach { _ in } }
-            verdicts.replay()
-            decided.rules = rules
+            // The patterns first run as the rows are written, on a budget of the order of reading
+            // the file; rules and a file that spend it are imported again in two passes, the
+            // patterns deciding each row before the write begins (and off the serving pool):
+            // however long they take then, no other client's write waits for them.
+            rules.verdicts = RuleVerdicts(fileBytes: file.size ?? 0, mode: .direct)
+            var direct = options
+            direct.rules = rules
+            do {
+                return try await write(file: file, options: direct, now: now, timeZone: timeZone, directory: directory, progress: progress)
+            } catch is RuleVerdicts.OverBudget {
+                let verdicts = RuleVerdicts(fileBytes: file.size ?? 0)
+                rules.verdicts = verdicts
+                let decide = CSVFileRows(file: file, rules: rules, now: now, timeZone: timeZone)
+                try await OffPool.run { try decide.forEach { _ in } }
+                verdicts.replay()
+                var decided = options
+                decided.rules = rules
+                return try await write(file: file, options: decided, now: now, timeZone: timeZone, directory: directory, progress: progress)
+            }
         }
-        let options = decided
+        return try await write(file: file, options: options, now: now, timeZone: timeZone, directory: directory, progress: progress)
+    }
+
+    /// The import's write: the file read once, rows in a chunk at a time (see `importTransactions`).
+    private func write(file: ImportFile, options: ImportOptions, now: Date, timeZone: TimeZone, directory: String,
+                       progress: (@Sendable (_ phase: String, _ rows: Int) -> Void)?) async throws -> CSVImportResult {
         let rows = CSVFileRows(file: file, rules: options.rules, now: now, timeZone: timeZone)
         let checkBalance = options.balanceCheck && options.rules?.balance != nil
         // Totals per asset and the preview cost a little per row: only where they are shown.
@@ -248,10 +265,10 @@ extension SavingsDatabase {
                 case .success(.row(let good, let asset, let code, let balance)):
                     row = good
                     into = try target(asset, code: code)
-                    into.balance?.add(line: row.line, date: row.date, amount: row.amount, balance: balance, skipped: false)
+                    into.balance?.add(line: row.line, date: row.date, amount: row.amount, units: row.units, balance: balance, skipped: false)
                     into.summary.rows += 1
                     if detailed {
-                        into.summary.total += row.amount
+                        into.total.add(row.amount, units: row.units)
                         if let code, !into.summary.codes.contains(code) { into.summary.codes.append(code) }
                     }
                 }
@@ -289,6 +306,7 @@ extension SavingsDatabase {
                 target.summary.autoAllocated = target.allocator.allocated
                 result.autoAllocated += target.allocator.allocated
             }
+            for target in targets { target.summary.total = target.total.value }
             result.assets = targets.map(\.summary)
             result.preview.sort { $0.line < $1.line }
             progress?("importing", result.rows)

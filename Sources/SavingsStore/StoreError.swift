@@ -14,7 +14,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// whose details stay in the log.
     static func clientFacing(_ error: any Error) -> any Error {
         switch error {
-        case is DomainError, is CancellationError, is DryRunFinished:
+        case is DomainError, is CancellationError, is DryRunFinished, is RuleVerdicts.OverBudget:
             return error
         case let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
             || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY:

@@ -7,7 +7,7 @@ import Glibc
 
 /// `tx.import` through rules against the plain format: the same rows of one euro account,
 /// written as savingsd's own `date,amount,note,external_id` and as Kraken's ledgers.csv (every
-/// field quoted, a fee on some rows, a running balance, an asset column), the latter read
+/// text field quoted, a fee on some rows, a running balance, an asset column), the latter read
 /// by the shipped `kraken-ledgers` preset (its `[[when]]` rule, fee, balance check and asset
 /// column: the rules path at its most expensive).
 struct KrakenLedger {
@@ -69,7 +69,8 @@ struct KrakenLedger {
             let refid = code(random.next(), 7) + "-" + code(random.next(), 6) + "-" + code(random.next(), 6)
             let stamp = Timestamp.format(milliseconds: milliseconds)
             let time = String(stamp.prefix(10)) + " " + String(stamp.dropFirst(11).prefix(8))
-            krakenFile.write(#""\#(txid)","\#(refid)","\#(time)","\#(kind)","","currency","\#(Self.code)","spot / main","\#(fixed(amount))","\#(fixed(fee))","\#(fixed(balance))""# + "\n")
+            // Text quoted, numbers bare, as Kraken writes them.
+            krakenFile.write(#""\#(txid)","\#(refid)","\#(time)","\#(kind)","","currency","\#(Self.code)","spot / main",\#(fixed(amount)),\#(fixed(fee)),\#(fixed(balance))"# + "\n")
             // What the preset makes of the row: the amount less the fee, "Kraken {type} {subtype?}", the txid.
             plainFile.write("\(stamp),\(fixed(amount - fee)),Kraken \(kind),\(txid)\n")
         }

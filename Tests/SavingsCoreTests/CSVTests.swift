@@ -51,6 +51,17 @@ import Testing
         #expect(bufferRecords(texts[2], chunk: 4096).records[1].fields[2].utf8.count == CSVTokenizer.maxFieldBytes)
     }
 
+    /// The fast trim cuts what Foundation's `.whitespaces` trim cuts, on fields of spaces,
+    /// tabs, no-break spaces, control codes and letters in every order.
+    @Test func trimmingIsFoundations() {
+        let pieces = [" ", "\t", "a", "\u{A0}", "\u{1}", "é", "x y", "\u{2003}", "\n"]
+        var generator = SeededGenerator(state: 11)
+        for _ in 0..<20_000 {
+            let field = (0..<Int(generator.next() % 6)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            #expect(TransactionCSVFormat.trimmed(field) == field.trimmingCharacters(in: .whitespaces), "\(field.debugDescription)")
+        }
+    }
+
     @Test func quotesNewlinesAndLineEndingsSurviveAnyChunking() {
         let text = "date,amount,note\r\n2026-01-01,1.5,\"a, b\"\r\n\n2026-01-02,-2,\"say \"\"hi\"\"\nthere\"\n2026-01-03,3,"
         for chunk in [1, 2, 3, 7, 1000] {

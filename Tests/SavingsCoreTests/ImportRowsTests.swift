@@ -163,6 +163,17 @@ import Testing
         #expect(try Self.rows(rules, old) == ["2 Wallet BTC -0.001 -", "2 Wallet ETH 0.0175 -"])
     }
 
+    /// The pattern of ImportRulesTests.costlyPatternsImportInTwoPassesWithTheSameResult costs
+    /// more than the direct write's 20 steps a byte on its rows, so that test takes the two passes.
+    @Test func theCostlyPatternOutgrowsTheDirectBudget() throws {
+        let pattern = try RowPattern("(a|b|c|d|e|f|g|h|i|j)*z?moved", key: "k")
+        let field = String(repeating: "a", count: 2_000) + " moved 7 EUR"
+        let row = "2026-01-01,8," + field + "\n"
+        #expect(try pattern.matchesCounting(field).steps > 20 * row.utf8.count)
+        let verdicts = RuleVerdicts(fileBytes: 300 * row.utf8.count, mode: .direct)
+        #expect(verdicts.stepsLeft < 300 * (try pattern.matchesCounting(field).steps))
+    }
+
     @Test func aSecondLegNamesItsAssetOnce() {
         let rules = "[[when]]\ncolumn = \"t\"\nmatches = \"x\"\n[when.second_leg]\ncolumn = \"n\"\nmatches = '(?<amount>\\d+) (?<asset>\\w+)'\nasset = \"Wallet ETH\"\n"
         #expect(throws: DomainError.self) { try ImportRules(toml: rules, name: "test") }

@@ -1,10 +1,22 @@
 import Synchronization
 
-/// The `[[when]]` patterns' verdicts on a file's rows, worked out by a pass of their own before
-/// the import's write transaction and read back, in the same order, by the pass that writes: the
-/// patterns never run while other clients' writes wait. One bit per rule and row, and the groups
-/// of each second leg.
+/// The `[[when]]` patterns' verdicts on a file's rows, and what they may cost.
+///
+/// An import first runs the patterns as it writes (`direct`), on a budget of steps in
+/// proportion to the file, of the order of reading the file itself: real rules on real files
+/// stay far inside it. A file and rules that spend it stop that write (`OverBudget`, rolled
+/// back), and the import starts again in two passes: the patterns' verdicts worked out by a
+/// pass of their own off the serving pool (`recording`), on the generous budget a hostile file
+/// may take, then read back in the same order by the pass that writes (`replaying`): so however
+/// long they take, no other client's write waits for them. One bit per rule and row, and the
+/// groups of each second leg.
 public final class RuleVerdicts: Sendable {
+    public enum Mode: Sendable {
+        case direct, recording
+    }
+
+    /// The direct write's budget ran out: the import is to be made in two passes.
+    public struct OverBudget: Error, Sendable {}
     private struct State {
         var bits: [UInt64] = []
         var count = 0
@@ -20,17 +32,28 @@ public final class RuleVerdicts: Sendable {
     private let state = Mutex(State())
     /// Most steps the patterns may take over the whole file.
     let budget: Int
+    public let mode: Mode
 
-    /// Generous for any real file (a few hundred steps per field), and a bound on what a hostile
-    /// pattern and file can cost together.
-    public init(fileBytes: Int) {
-        budget = 10_000_000 + 1_000 * max(0, fileBytes)
+    /// `recording`: generous for any real file (a few hundred steps per field), and a bound on
+    /// what a hostile pattern and file can cost together. `direct`: 20 steps a byte (a field of
+    /// 20 characters against a pattern of a few dozen instructions, on a row of 100 bytes, takes
+    /// a tenth of it).
+    public init(fileBytes: Int, mode: Mode = .recording) {
+        self.mode = mode
+        switch mode {
+        case .recording: budget = 10_000_000 + 1_000 * max(0, fileBytes)
+        case .direct: budget = 1_000_000 + 20 * max(0, fileBytes)
+        }
     }
+
+    /// The most steps one match may take now (the direct write stops at its budget).
+    var stepsLeft: Int { state.withLock { max(0, budget - $0.steps) } }
 
     /// Whether the verdicts are being read back (the second pass).
     public var isReplaying: Bool { state.withLock { $0.replaying } }
 
     func record(_ matched: Bool) {
+        guard mode == .recording else { return }
         state.withLock { state in
             if state.count % 64 == 0 { state.bits.append(0) }
             if matched { state.bits[state.count / 64] |= 1 << UInt64(state.count % 64) }
@@ -48,6 +71,7 @@ public final class RuleVerdicts: Sendable {
     }
 
     func record(groups: [String: String]?) {
+        guard mode == .recording else { return }
         state.withLock { $0.groups.append(groups) }
     }
 

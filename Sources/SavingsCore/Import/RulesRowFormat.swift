@@ -143,7 +143,7 @@ public struct RulesRowFormat: ImportRowFormat {
         notes = [templates["columns.note"]] + rules.when.indices.map { templates["when[\($0 + 1)].note"] }
         ids = [templates["columns.external_id"]] + rules.when.indices.map { templates["when[\($0 + 1)].external_id"] }
         replaying = rules.verdicts?.isReplaying ?? false
-        deciding = rules.verdicts != nil && !replaying
+        deciding = rules.verdicts?.mode == .recording && !replaying
         var read = Set([dateColumn] + [feeColumn, assetColumn, balanceColumn].compactMap { $0 } + when.flatMap { [$0.index] + [$0.leg].compactMap { $0 } })
         switch amountColumns {
         case .signed(let column): read.insert(column)
@@ -252,11 +252,13 @@ public struct RulesRowFormat: ImportRowFormat {
         do {
             found = try rule.leg.pattern.captures(text)
         } catch is RowPattern.StepLimit {
+            if rules.verdicts?.mode == .direct { throw RuleVerdicts.OverBudget() }
             throw ImportFileFailure(error: DomainError.invalidField(
                 "rules", "\(rules.name): \(key).matches takes more than \(RowPattern.maxSteps) steps on one field (line \(line)); simplify the pattern"))
         }
         if let verdicts = rules.verdicts {
             guard verdicts.spend(found.steps) else {
+                if verdicts.mode == .direct { throw RuleVerdicts.OverBudget() }
                 throw ImportFileFailure(error: DomainError.invalidField("rules", "\(rules.name): \(key).matches takes too long over the file (line \(line)); simplify the pattern"))
             }
             verdicts.record(groups: found.groups)
@@ -315,7 +317,7 @@ public struct RulesRowFormat: ImportRowFormat {
         case nil: break
         }
         // A fee is paid whichever sign the file writes it with (Kraken has written both).
-        if let feeColumn, let fee = try number(feeColumn, fields: fields, required: false) { amount -= abs(fee) }
+        if let feeColumn, let fee = try number(feeColumn, fields: fields, required: false), !fee.isZero { amount -= abs(fee) }
         return amount
     }
 
@@ -333,10 +335,14 @@ public struct RulesRowFormat: ImportRowFormat {
         do {
             found = try rule.pattern.matchesCounting(text)
         } catch is RowPattern.StepLimit {
+            if rules.verdicts?.mode == .direct { throw RuleVerdicts.OverBudget() }
             throw refuse("takes more than \(RowPattern.maxSteps) steps on one field")
         }
         if let verdicts = rules.verdicts {
-            guard verdicts.spend(found.steps) else { throw refuse("takes too long over the file") }
+            guard verdicts.spend(found.steps) else {
+                if verdicts.mode == .direct { throw RuleVerdicts.OverBudget() }
+                throw refuse("takes too long over the file")
+            }
             verdicts.record(found.matched)
         }
         return found.matched

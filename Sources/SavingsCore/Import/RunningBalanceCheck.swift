@@ -19,31 +19,34 @@ public struct RunningBalanceCheck: Sendable {
         public var found: Decimal
     }
 
-    /// Oldest first: the last balance read, and the amounts of the rows after it.
+    /// Oldest first: the last balance read, and the amounts of the rows after it. Sums are
+    /// `RunningTotal`s: integers while they fit, a row's worth of `Decimal` additions showed in
+    /// an import's profile.
     private struct Forward: Sendable {
-        var balance: Decimal?
-        var since: Decimal = 0
+        var balance: RunningTotal?
+        var since = RunningTotal(0)
         /// The first row with a balance, and the amounts up to and including it.
-        var first: (line: Int, balance: Decimal, amounts: Decimal)?
+        var first: (line: Int, balance: Decimal, amounts: RunningTotal)?
         var mismatch: Mismatch?
 
-        mutating func add(line: Int, amount: Decimal, balance found: Decimal?) {
-            since += amount
+        mutating func add(line: Int, amount: Decimal, units: Int128?, balance found: Decimal?) {
+            since.add(amount, units: units)
             guard let found else { return }
-            if let balance {
-                let expected = balance + since
-                if found != expected, mismatch == nil { mismatch = Mismatch(line: line, expected: expected, found: found) }
+            let reading = RunningTotal(found)
+            if var expected = balance {
+                expected.add(since)
+                if !reading.equals(expected), mismatch == nil { mismatch = Mismatch(line: line, expected: expected.value, found: found) }
             } else {
                 first = (line, found, since)
             }
-            balance = found
-            since = 0
+            balance = reading
+            since = RunningTotal(0)
         }
 
         func verdict(opening: Decimal) -> Mismatch? {
             if let mismatch { return mismatch }
             guard let first else { return nil }
-            let expected = opening + first.amounts
+            let expected = opening + first.amounts.value
             return first.balance == expected ? nil : Mismatch(line: first.line, expected: expected, found: first.balance)
         }
     }
@@ -53,23 +56,26 @@ public struct RunningBalanceCheck: Sendable {
     /// balance is not the older one's plus the amounts between, as oldest first names the row
     /// whose balance is not the one before it plus its amount.
     private struct Backward: Sendable {
-        var newer: (line: Int, balance: Decimal)?
-        var between: Decimal = 0
+        var newer: (line: Int, balance: Decimal, reading: RunningTotal)?
+        var between = RunningTotal(0)
         var mismatch: Mismatch?
 
-        mutating func add(line: Int, amount: Decimal, balance found: Decimal?) {
+        mutating func add(line: Int, amount: Decimal, units: Int128?, balance found: Decimal?) {
             guard let found else {
-                between += amount
+                between.add(amount, units: units)
                 return
             }
+            let reading = RunningTotal(found)
             if let newer {
-                let expected = found + between
-                if newer.balance != expected, mismatch == nil {
-                    mismatch = Mismatch(line: newer.line, expected: expected, found: newer.balance)
+                var expected = reading
+                expected.add(between)
+                if !newer.reading.equals(expected), mismatch == nil {
+                    mismatch = Mismatch(line: newer.line, expected: expected.value, found: newer.balance)
                 }
             }
-            newer = (line, found)
-            between = amount
+            newer = (line, found, reading)
+            between = RunningTotal(0)
+            between.add(amount, units: units)
         }
 
         /// The oldest row with a balance must hold the opening plus its amount and those of
@@ -77,7 +83,7 @@ public struct RunningBalanceCheck: Sendable {
         func verdict(opening: Decimal) -> Mismatch? {
             if let mismatch { return mismatch }
             guard let newer else { return nil }
-            let expected = opening + between
+            let expected = opening + between.value
             return newer.balance == expected ? nil : Mismatch(line: newer.line, expected: expected, found: newer.balance)
         }
     }
@@ -92,7 +98,7 @@ public struct RunningBalanceCheck: Sendable {
 
     /// Feeds one row of the asset, in file order. `date` is nil for a skipped row whose date
     /// was not read; `balance` nil when the row's balance cell is empty.
-    public mutating func add(line: Int, date: Date?, amount: Decimal, balance: Decimal?, skipped: Bool) {
+    public mutating func add(line: Int, date: Date?, amount: Decimal, units: Int128? = nil, balance: Decimal?, skipped: Bool) {
         if skipped {
             // A skipped row without a balance is outside the check.
             guard balance != nil else { return }
@@ -101,8 +107,8 @@ public struct RunningBalanceCheck: Sendable {
         if !fed { firstDate = date }
         fed = true
         lastDate = date
-        oldestFirst.add(line: line, amount: amount, balance: balance)
-        newestFirst.add(line: line, amount: amount, balance: balance)
+        oldestFirst.add(line: line, amount: amount, units: units, balance: balance)
+        newestFirst.add(line: line, amount: amount, units: units, balance: balance)
     }
 
     /// The oldest row's date: the asset's balance before it is what `verdict` needs.
