@@ -74,6 +74,16 @@ import Testing
             == ["2 Wallet BTC -0.00505 -", "3 Wallet BTC 0.999 -"])
     }
 
+    /// BittyTax also reads Binance's oldest withdrawal files: no Network column, or a first
+    /// column "Date"; the preset reads them (the optional {Network?} and the date's names).
+    @Test func binancesOldestWithdrawalFilesRead() throws {
+        let preset = try #require(ImportPresets.texts["binance-withdrawals"])
+        let noNetwork = "Date(UTC),Coin,Amount,TransactionFee,Address,TXID,SourceAddress,PaymentID,Status\n2021-03-02 10:11:12,BTC,0.5,0.0005,bc1q,t9,,,Completed\n"
+        #expect(try Self.rows(preset, noNetwork) == ["2 Wallet BTC -0.5005 t9"])
+        let dateColumn = "Date,Coin,Network,Amount,TransactionFee,Address,TXID,Status\n2020-12-01 08:00:00,USDT,TRX,100,1,T1,t8,Completed\n"
+        #expect(try Self.rows(preset, dateColumn) == ["2 Wallet USDT -101 t8"])
+    }
+
     @Test func currencySignsAndUnitsAroundNumbers() {
         var format = NumberFormat()
         format.affixes = ["€", "$", "EUR"]

@@ -12,17 +12,18 @@ public enum ImportPresets {
 #   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,SourceAddress,PaymentID,Status
 #                                                                       (older, shared with withdrawals;
 #                                                                        2023-06-10 16:26:30)
-# Dates are UTC. Amount is what was credited; only completed deposits moved money.
+# (Older files still, without Network or with a first column "Date", as BittyTax reads them, are
+# read too.) Dates are UTC. Amount is what was credited; only completed deposits moved money.
 #   savingsctl tx import deposits.csv --rules binance-deposits --map BTC="Binance BTC"
 
 date_format = ["yy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss"]
 timezone = "UTC"
 
 [columns]
-date = ["Date(UTC+0)", "Date(UTC)"]
+date = ["Date(UTC+0)", "Date(UTC)", "Date"]
 amount = "Amount"
 asset = "Coin"
-note = "Binance deposit ({Network})"
+note = "Binance deposit {Network?}"
 external_id = "{TXID}"
 
 [assets]
@@ -42,7 +43,8 @@ skip = true
 #   Date(UTC+0),Coin,Network,Amount,Fee,Address,TXID,Status             (current; 26-03-25 18:02:41)
 #   Date(UTC),Coin,Network,Amount,TransactionFee,Address,TXID,SourceAddress,PaymentID,Status
 #                                                                       (older; 2023-06-10 16:26:30)
-# Dates are UTC. Amount left the account and the fee was paid on top of it, in the same coin
+# (Older files still, without Network or with a first column "Date", as BittyTax reads them, are
+# read too.) Dates are UTC. Amount left the account and the fee was paid on top of it, in the same coin
 # (as BittyTax books it): a withdrawal of 800 with fee 1 takes 801. Only completed withdrawals
 # moved money (a rejected one has no TXID).
 #   savingsctl tx import withdrawals.csv --rules binance-withdrawals --map USDT="Binance USDT"
@@ -51,11 +53,11 @@ date_format = ["yy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm:ss"]
 timezone = "UTC"
 
 [columns]
-date = ["Date(UTC+0)", "Date(UTC)"]
+date = ["Date(UTC+0)", "Date(UTC)", "Date"]
 amount_out = "Amount"
 fee = ["Fee", "TransactionFee"]
 asset = "Coin"
-note = "Binance withdrawal ({Network}) to {Address}"
+note = "Binance withdrawal {Network?} to {Address}"
 external_id = "{TXID}"
 
 [assets]
