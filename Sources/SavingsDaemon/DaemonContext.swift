@@ -78,6 +78,10 @@ public struct DaemonContext: Sendable {
            case let cached = key(kept.judged(staleBefore: staleBefore)), let known = figures.dashboard(cached) {
             return (cached, known)
         }
+        // The month's plans exist the first time the month is looked at, by any view (the
+        // seeds' get-or-create): a goal without this month's plan gets it now, as plan.list
+        // would give it. Creating plans is a write, so a dashboard kept from before is not reused.
+        _ = try await planner.plans(for: month)
         // After a write the month's progress and the stale drafts are read (and the month
         // walked) while the snapshot loads and the goals' figures are worked out: none of the
         // three waits for another (the snapshot they share is loaded once).

@@ -28,6 +28,25 @@ import Testing
         #expect(after?["contributed"] != month["contributed"], "a contribution is seen at once")
     }
 
+    /// Found by trying the web view: the dashboard said "Planned 0.00" for a new month until
+    /// something called plan.list, and a goal created later was missing from the figure. The
+    /// month's plans exist the first time any view looks at it.
+    @Test func theDashboardOfANewMonthShowsTheRealPlan() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("goal.create", ["name": "Bike", "currency": "EUR", "target_amount": "1200", "deadline": "2027-10-31"])
+        let first = try #require(try daemon.call("dashboard.get")["month"])
+        let plans = try daemon.call("plan.list")
+        let total = (plans["plans"]?.arrayValue ?? []).compactMap { $0["planned_amount"]?.stringValue }
+            .compactMap { Decimal(string: $0) }.reduce(0, +)
+        #expect(total > 0, "\(plans)")
+        #expect(Decimal(string: first["planned"]?.stringValue ?? "") == total, "dashboard \(first), plans \(plans)")
+        // A goal created later is in the figure at once.
+        _ = try daemon.call("goal.create", ["name": "Trip", "currency": "EUR", "target_amount": "600", "deadline": "2027-04-30"])
+        let second = try #require(try daemon.call("dashboard.get")["month"])
+        #expect(Decimal(string: second["planned"]?.stringValue ?? "") ?? 0 > total, "\(second)")
+        #expect((try daemon.call("plan.list")["plans"]?.arrayValue ?? []).count == 2)
+    }
+
     /// `goal_fields` gives each goal only those fields, the same values as the whole goal, and
     /// follows a write; an unknown field is refused with the fields there are.
     @Test func goalFieldsSelectAndFollowWrites() throws {
