@@ -85,7 +85,9 @@ struct Pages: Sendable {
     func assets(_ answer: JSONValue) -> String {
         let assets = (answer["assets"]?.arrayValue ?? []).map { asset -> [String: Any] in
             let text = { (key: String) in asset[key]?.stringValue ?? "" }
-            let watch = asset["watch"].flatMap { $0 == .null ? nil : $0 }
+            // Only an object is a watch. (`nil` in a closure returning JSONValue would be the
+            // JSON null, ExpressibleByNilLiteral, and every asset looked watched.)
+            let watch: JSONValue? = asset["watch"]?.objectValue != nil ? asset["watch"] : nil
             return [
                 "name": text("name"), "kind": text("kind"), "currency": text("currency"), "balance": text("balance"),
                 "unallocated": text("unallocated"), "value": text("value"), "valueCurrency": text("value_currency"),

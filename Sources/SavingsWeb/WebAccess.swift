@@ -20,7 +20,9 @@ public struct WebAccess: Sendable {
     /// `Host` values accepted, and the origins a POST may come from.
     let hosts: Set<String>
 
-    public static let cookieName = "savings_session"
+    /// The session cookie's name: one of its own per port, since cookies ignore ports and two
+    /// servers on one host (the user unit's and one started by hand) would sign each other out.
+    public let cookieName: String
 
     /// The headers every answer carries: nothing from another origin, no framing, no sniffing,
     /// nothing cached, and a referrer for this origin only. (`no-referrer` would have the
@@ -46,6 +48,7 @@ public struct WebAccess: Sendable {
         self.token = token
         self.session = session
         self.csrf = csrf
+        cookieName = "savings_session_\(port)"
         var hosts: Set<String> = ["localhost:\(port)", "\(Self.bracketed(host)):\(port)"]
         if host == "127.0.0.1" || host == "localhost" { hosts.insert("127.0.0.1:\(port)") }
         if host == "::1" { hosts.insert("[::1]:\(port)") }
@@ -108,7 +111,7 @@ public struct WebAccess: Sendable {
             guard request.method == "GET", Self.same(token, self.token) else { return .deny("the link's token is not this server's") }
             return .exchange(path: request.path)
         }
-        guard let cookie = Self.cookie(Self.cookieName, in: request.cookieHeader), Self.same(cookie, session) else {
+        guard let cookie = Self.cookie(cookieName, in: request.cookieHeader), Self.same(cookie, session) else {
             return .deny("open the link savingsctl web printed (it holds the token)")
         }
         if request.method == "GET" || request.method == "HEAD" { return .allow }
@@ -122,7 +125,7 @@ public struct WebAccess: Sendable {
     }
 
     /// The `Set-Cookie` value giving the session.
-    public var setCookie: String { "\(Self.cookieName)=\(session); HttpOnly; SameSite=Strict; Path=/" }
+    public var setCookie: String { "\(cookieName)=\(session); HttpOnly; SameSite=Strict; Path=/" }
 
     /// A cookie's value in a `Cookie` header.
     static func cookie(_ name: String, in header: String?) -> String? {

@@ -78,7 +78,7 @@ public enum WebServer {
         let streams = EventStreams()
         router.get("/events") { request, _ in
             // The guard let it in: it holds the session's cookie.
-            let session = WebAccess.cookie(WebAccess.cookieName, in: request.headers[.cookie]) ?? ""
+            let session = state.access.flatMap { WebAccess.cookie($0.cookieName, in: request.headers[.cookie]) } ?? ""
             return events(daemon, streams: streams, session: session, logger: logger)
         }
         return router

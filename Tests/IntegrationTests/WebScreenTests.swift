@@ -120,6 +120,11 @@ extension WebTests {
         #expect(page.body.contains("<svg id=\"goal-months\"") && page.body.components(separatedBy: "<g class=\"month\"").count == 13)
         #expect(page.body.contains("Bank &amp; co: 200.00 EUR = 200.00 EUR"))
         #expect(page.body.contains("href=\"/plans#plan-"))
+        // An account without an on-chain watch is not called watched (found by trying the view).
+        let assets = try session.get("/assets")
+        #expect(assets.status == 200)
+        #expect(assets.body.contains("Bank &amp; co"), "\(assets.body)")
+        #expect(!assets.body.contains("Watched on-chain"), "\(assets.body)")
         let missing = try session.get("/goals/00000000-0000-4000-8000-000000000000")
         #expect(missing.status == 404)
         #expect(missing.body.contains("no goal matches"), "\(missing.body)")

@@ -8,23 +8,33 @@ import Testing
     let access = WebAccess(host: "127.0.0.1", port: 8123, token: "t0ken", session: "s3ssion", csrf: "csrf1")
 
     func request(_ method: String = "GET", host: String? = "127.0.0.1:8123", path: String = "/", token: String? = nil,
-                 cookie: String? = "savings_session=s3ssion", origin: String? = nil, referer: String? = nil,
+                 cookie: String? = "savings_session_8123=s3ssion", origin: String? = nil, referer: String? = nil,
                  csrf: String? = nil) -> WebAccess.Request {
         .init(method: method, host: host, path: path, token: token, cookieHeader: cookie, origin: origin, referer: referer, csrf: csrf)
     }
 
     @Test func theTokenIsExchangedForTheCookie() {
         #expect(access.check(request(token: "t0ken", cookie: nil)) == .exchange(path: "/"))
-        #expect(access.setCookie == "savings_session=s3ssion; HttpOnly; SameSite=Strict; Path=/")
+        #expect(access.setCookie == "savings_session_8123=s3ssion; HttpOnly; SameSite=Strict; Path=/")
         guard case .deny = access.check(request(token: "wrong", cookie: nil)) else { Issue.record("a wrong token passed"); return }
         guard case .deny = access.check(request(token: "t0ke", cookie: nil)) else { Issue.record("a token's prefix passed"); return }
     }
 
+    /// Found by trying the view: two servers on one host (ports 8765 and 8123) set the same
+    /// cookie name, and cookies ignore ports, so each signed the other out. Each port has its own.
+    @Test func eachPortHasACookieOfItsOwn() {
+        let other = WebAccess(host: "127.0.0.1", port: 8765, token: "t0ken", session: "0ther", csrf: "csrf1")
+        #expect(other.cookieName != access.cookieName)
+        let both = "savings_session_8765=0ther; savings_session_8123=s3ssion"
+        #expect(access.check(request(cookie: both)) == .allow)
+        #expect(other.check(request(host: "127.0.0.1:8765", cookie: both)) == .allow)
+    }
+
     @Test func withoutTheCookieNothingIsServed() {
-        for cookie in [nil, "savings_session=other", "other=s3ssion", "savings_session=s3ssion2"] {
+        for cookie in [nil, "savings_session_8123=other", "other=s3ssion", "savings_session_8123=s3ssion2"] {
             guard case .deny = access.check(request(cookie: cookie)) else { Issue.record("\(cookie ?? "no cookie") passed"); continue }
         }
-        #expect(access.check(request(cookie: "theme=dark; savings_session=s3ssion")) == .allow)
+        #expect(access.check(request(cookie: "theme=dark; savings_session_8123=s3ssion")) == .allow)
     }
 
     @Test func onlyTheListenAddressAndLocalhostAreHosts() {
