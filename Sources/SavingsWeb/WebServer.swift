@@ -284,9 +284,23 @@ final class AccessBox: @unchecked Sendable {
 struct Guard<Context: RequestContext>: RouterMiddleware {
     let state: AccessBox
     let pages: Pages
+    /// Longest form body read.
+    static var maxFormBytes: Int { 64 * 1024 }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await decide(request, context: context, next: next)
+        var response: Response
+        do {
+            response = try await decide(request, context: context, next: next)
+        } catch let error as HTTPError {
+            // A page nothing serves, or a form too large: a page saying so, with the same headers
+            // as every other (they were an empty answer without them).
+            let reason = switch error.status {
+            case .notFound: "There is no page at this address. Start again from the dashboard."
+            case .contentTooLarge: "The form is larger than the 64 KiB a form may be; send less."
+            default: error.body ?? "The request could not be served."
+            }
+            response = WebServer.html(pages.problem(reason, title: error.status.reasonPhrase), status: error.status)
+        }
         for (name, value) in WebAccess.securityHeaders {
             if let field = HTTPField.Name(name) { response.headers[field] = value }
         }
@@ -298,7 +312,13 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
         var request = request
         var csrf: String?
         if request.method == .post {
-            let body = try await request.collectBody(upTo: 64 * 1024)
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: Self.maxFormBytes)
+            } catch {
+                return WebServer.html(pages.problem("The form is larger than the 64 KiB a form may be; send less.", title: "Too large"),
+                                      status: .contentTooLarge)
+            }
             csrf = Form(String(buffer: body))["csrf"]
         }
         let verdict = access.check(.init(

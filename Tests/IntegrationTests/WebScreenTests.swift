@@ -125,6 +125,16 @@ extension WebTests {
         #expect(assets.status == 200)
         #expect(assets.body.contains("Bank &amp; co"), "\(assets.body)")
         #expect(!assets.body.contains("Watched on-chain"), "\(assets.body)")
+        // A page nothing serves and a form over the size limit get a page and the security
+        // headers (they were empty answers without them).
+        let nowhere = try session.get("/no/such/page")
+        #expect(nowhere.status == 404)
+        #expect(nowhere.headers["content-security-policy"]?.contains("default-src 'none'") == true, "\(nowhere.headers)")
+        #expect(nowhere.body.contains("There is no page at this address"), "\(nowhere.body)")
+        let large = try session.post("/saved", "note=" + String(repeating: "x", count: 70 * 1024))
+        #expect(large.status == 413)
+        #expect(large.headers["x-frame-options"] == "DENY", "\(large.headers)")
+        #expect(large.body.contains("larger than the 64 KiB"), "\(large.body)")
         let missing = try session.get("/goals/00000000-0000-4000-8000-000000000000")
         #expect(missing.status == 404)
         #expect(missing.body.contains("no goal matches"), "\(missing.body)")
