@@ -13,7 +13,8 @@ struct Screens: Sendable {
     let state: AccessBox
     let dashboardRows = DashboardRows()
 
-    var csrf: String { state.access?.csrf ?? "" }
+    /// A rendered page's forms' `csrf` field: the session's token and an id of the page's own.
+    var csrf: String { state.access?.formField ?? "" }
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in await dashboard() }

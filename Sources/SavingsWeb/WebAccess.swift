@@ -120,9 +120,22 @@ public struct WebAccess: Sendable {
         guard let from = request.origin ?? request.referer.flatMap(Self.origin(of:)), hosts.contains(where: { "http://\($0)" == from.lowercased() }) else {
             return .deny("a change must come from this page (Origin: \(request.origin ?? "none"))")
         }
-        guard let csrf = request.csrf, Self.same(csrf, self.csrf) else { return .deny("the form's token is missing or stale: reload the page") }
+        // The form's token is the session's, then (in pages this server rendered) a dot and the
+        // form's own id, which `FormsSent` uses to write a form sent twice once.
+        guard let csrf = request.csrf.map(Self.formToken), Self.same(csrf.token, self.csrf) else {
+            return .deny("the form's token is missing or stale: reload the page")
+        }
         return .allow
     }
+
+    /// A form's `csrf` field: the session's token, and the form's id after a dot where it has one.
+    static func formToken(_ field: String) -> (token: String, form: String?) {
+        guard let dot = field.firstIndex(of: ".") else { return (field, nil) }
+        return (String(field[..<dot]), String(field[field.index(after: dot)...]))
+    }
+
+    /// The value of a rendered form's `csrf` field: the session's token and a new form id.
+    public var formField: String { "\(csrf).\(Self.secret().prefix(16))" }
 
     /// The `Set-Cookie` value giving the session.
     public var setCookie: String { "\(cookieName)=\(session); HttpOnly; SameSite=Strict; Path=/" }

@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -284,6 +285,7 @@ final class AccessBox: @unchecked Sendable {
 struct Guard<Context: RequestContext>: RouterMiddleware {
     let state: AccessBox
     let pages: Pages
+    let sent = FormsSent()
     /// Longest form body read.
     static var maxFormBytes: Int { 64 * 1024 }
 
@@ -311,6 +313,7 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
         guard let access = state.access else { return WebServer.html(pages.problem("starting"), status: .serviceUnavailable) }
         var request = request
         var csrf: String?
+        var sentBody = ""
         if request.method == .post {
             let body: ByteBuffer
             do {
@@ -319,7 +322,9 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
                 return WebServer.html(pages.problem("The form is larger than the 64 KiB a form may be; send less.", title: "Too large"),
                                       status: .contentTooLarge)
             }
-            csrf = Form(String(buffer: body))["csrf"]
+            let text = String(buffer: body)
+            csrf = Form(text)["csrf"]
+            sentBody = text
         }
         let verdict = access.check(.init(
             method: request.method.rawValue, host: request.head.authority, path: request.uri.path,
@@ -327,7 +332,28 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
             origin: request.headers[.origin], referer: request.headers[.referer], csrf: csrf))
         switch verdict {
         case .allow:
-            return try await next(request, context)
+            // A form sent twice (a double click) is written once: the second is answered as the first was.
+            // The same form (page, action and fields); another action or answer from the same page is a new sending.
+            guard let id = csrf.flatMap({ WebAccess.formToken($0).form }) else { return try await next(request, context) }
+            var hasher = Hasher()
+            hasher.combine(request.uri.path)
+            hasher.combine(sentBody)
+            let form = "\(id):\(hasher.finalize())"
+            switch sent.begin(form) {
+            case .first:
+                do {
+                    let response = try await next(request, context)
+                    sent.finish(form, location: response.status == .seeOther ? response.headers[.location] : nil)
+                    return response
+                } catch {
+                    sent.finish(form, location: nil)
+                    throw error
+                }
+            case .again:
+                if let location = await sent.outcome(form) { return Response(status: .seeOther, headers: [.location: location]) }
+                return WebServer.html(pages.problem("This form was already sent, and what it asked was done once. Go back and reload the page to send it again.",
+                                                    title: "Already sent"), status: .conflict)
+            }
         case .exchange(let path):
             return Response(status: .seeOther, headers: [.location: path, .setCookie: access.setCookie])
         case .deny(let reason):
@@ -351,5 +377,55 @@ struct Form {
 
     private static func decode(_ text: String) -> String {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
+    }
+}
+
+/// The forms sent so far, by their id (the most recent 4,096): a form whose id was sent before
+/// is not written again, and gets the answer the first one got.
+final class FormsSent: Sendable {
+    enum Start { case first, again }
+
+    private struct State {
+        /// Each id sent: nil while the first is being answered, then where it led (if anywhere).
+        var outcomes: [String: String?] = [:]
+        var done: Set<String> = []
+        var order: [String] = []
+    }
+
+    private let state = Mutex(State())
+    static let kept = 4_096
+
+    func begin(_ form: String) -> Start {
+        state.withLock { state in
+            if state.outcomes.index(forKey: form) != nil { return .again }
+            state.outcomes[form] = .some(nil)
+            state.order.append(form)
+            if state.order.count > Self.kept {
+                let oldest = state.order.removeFirst()
+                state.outcomes[oldest] = nil
+                state.done.remove(oldest)
+            }
+            return .first
+        }
+    }
+
+    func finish(_ form: String, location: String?) {
+        state.withLock { state in
+            guard state.outcomes.index(forKey: form) != nil else { return }
+            state.outcomes[form] = .some(location)
+            state.done.insert(form)
+        }
+    }
+
+    /// Where the first sending led, once it is answered (waiting at most five seconds).
+    func outcome(_ form: String) async -> String? {
+        for _ in 0..<250 {
+            let found: (done: Bool, location: String?) = state.withLock { state in
+                (state.done.contains(form) || state.outcomes.index(forKey: form) == nil, state.outcomes[form] ?? nil)
+            }
+            if found.done { return found.location }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
     }
 }

@@ -9,19 +9,20 @@ extension WebTests {
     struct Session {
         let web: WebProcess
         let cookie: String
-        let csrf: String
 
         init(_ daemon: DaemonProcess) throws {
             web = try WebProcess(daemon: daemon)
             cookie = try WebTests.signIn(web)
-            csrf = try WebTests.csrf(in: try WebTests.send(port: web.port, "/saved", headers: ["Cookie": cookie]).body)
         }
 
         func get(_ path: String) throws -> Answer { try WebTests.send(port: web.port, path, headers: ["Cookie": cookie]) }
 
+        /// Posts from a freshly loaded page, as a browser does after each answer: every page's
+        /// forms carry an id of their own, and a form sent twice is written once.
         func post(_ path: String, _ body: String) throws -> Answer {
-            try WebTests.send(port: web.port, path, method: "POST", headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(web.port)"],
-                              body: "csrf=\(csrf)&" + body)
+            let csrf = try WebTests.csrf(in: try get("/saved").body)
+            return try WebTests.send(port: web.port, path, method: "POST", headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(web.port)"],
+                                     body: "csrf=\(csrf)&" + body)
         }
     }
 
