@@ -21,6 +21,11 @@ public enum WebServer {
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw WebFailure("--listen needs a host: 127.0.0.1:\(port)") }
+        // The page is guarded for this machine (a token, a cookie, loopback Host names): another
+        // interface would put it on the network.
+        guard Self.isLoopback(host) else {
+            throw WebFailure("--listen serves loopback only (127.0.0.1, ::1 or localhost): '\(host)' would put the page on the network")
+        }
         var configured = Logger(label: "savingsctl-web") { StreamLogHandler.standardError(label: $0) }
         configured.logLevel = .info
         let logger = configured
@@ -39,6 +44,13 @@ public enum WebServer {
         }
         done.wait()
         if let error = outcome.error { throw WebFailure("cannot serve \(listen): \(error)") }
+    }
+
+    /// Whether `host` names this machine's loopback: localhost, 127.0.0.0/8 or ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        if host.lowercased() == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// Starts `xdg-open` on `url`, not waiting for it.

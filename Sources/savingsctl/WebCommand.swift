@@ -12,12 +12,14 @@ struct WebCommand: ParsableCommand {
         commandName: "web",
         abstract: "Show the app's screens in a browser, updating as things change.",
         discussion: """
-            Serves on loopback and prints one line, the URL to open (it holds a one-time token).
-            Talks to savingsd over its socket as you, so the daemon's access rules apply. Ctrl-C stops it.
+            Serves on loopback and prints one line, the URL to open. Its token signs a browser in for as
+            long as this server runs (the same link works again, in another browser too): keep it as
+            private as a password. Talks to savingsd over its socket as you, so the daemon's access rules
+            apply. Ctrl-C stops it.
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: ArgumentHelp("Where to listen (port 0: a free one).", valueName: "host:port")) var listen = "127.0.0.1:0"
+    @Option(help: ArgumentHelp("Where to listen, on loopback (port 0: a free one).", valueName: "host:port")) var listen = "127.0.0.1:0"
     @Flag(help: "Open the desktop browser on it (xdg-open).") var open = false
 
     func run() throws {

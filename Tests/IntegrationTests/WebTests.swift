@@ -220,6 +220,17 @@ extension WebTests {
         #expect(try Self.saved(daemon, "Bike") == 250)
     }
 
+    /// Found by trying the view: `--listen 0.0.0.0:0` bound every interface without a word.
+    /// The page is guarded for this machine: anything but loopback is refused, saying why.
+    @Test func onlyLoopbackIsServed() throws {
+        let daemon = try DaemonProcess()
+        for address in ["0.0.0.0:0", "[::]:0", "192.0.2.1:0"] {
+            let refused = try runCtl(["--socket", daemon.socketPath, "web", "--listen", address])
+            #expect(refused.status != 0, "\(address)")
+            #expect(refused.stderr.contains("--listen serves loopback only"), "\(address): \(refused.stderr)")
+        }
+    }
+
     /// Found by trying the view: a double click on Save (two posts ~40 ms apart) recorded the
     /// saving twice. A form sent twice is written once, and both answers lead to the same page.
     @Test func aFormSentTwiceIsWrittenOnce() throws {
