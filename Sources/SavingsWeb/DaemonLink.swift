@@ -23,7 +23,7 @@ public struct DaemonLink: Sendable {
         public var message: String {
             switch self {
             case .remote(_, let message): message
-            case .unreachable(let reason): "savingsd cannot be reached (\(reason)); it may be stopped or restarting."
+            case .unreachable(let reason): "savingsd cannot be reached: \(reason). It may be stopped or restarting; reload this page in a moment."
             }
         }
 
@@ -46,7 +46,19 @@ public struct DaemonLink: Sendable {
                     }
                 }
         } catch {
-            throw .unreachable("\(error)")
+            throw .unreachable(Self.reason(connecting: error))
+        }
+    }
+
+    /// Why the socket could not be reached, in words (the page showed NIO's
+    /// `connect(descriptor:addr:size:)… errno: 2`).
+    static func reason(connecting error: any Error) -> String {
+        switch (error as? IOError)?.errnoCode {
+        case ENOENT?: "its socket is not there (the daemon is not running)"
+        case ECONNREFUSED?: "nothing answers on its socket (the daemon is not running)"
+        case EACCES?, EPERM?: "you may not use its socket"
+        case EAGAIN?: "it is too busy to take the connection"
+        default: "the connection to its socket failed"
         }
     }
 

@@ -107,6 +107,17 @@ extension WebTests {
         #expect(try daemon.failure("month.progress").data?["kind"]?.stringValue == "not_found", "back to draft")
     }
 
+    /// Found by trying the view: with the daemon down, the page showed NIO's
+    /// `connect(descriptor:addr:size:)… errno: 2`. It says what is wrong in words.
+    @Test func aDaemonDownIsSaidInWords() throws {
+        let daemon = try DaemonProcess()
+        let session = try Session(daemon)
+        daemon.stop()
+        let page = try session.get("/")
+        #expect(page.body.contains("savingsd cannot be reached: its socket is not there (the daemon is not running)"), "\(page.body)")
+        #expect(!page.body.contains("errno") && !page.body.contains("descriptor"), "\(page.body)")
+    }
+
     /// The goal screen: the chart, the plan and the allocation; a goal that does not exist is
     /// a 404 with the daemon's message.
     @Test func theGoalScreenShowsItsMonthsAndAllocations() throws {
