@@ -30,7 +30,7 @@ extension Pages {
             assetNames[text(line["asset_id"])] = text(line["asset_name"])
         }
         let events = (answers.progress?["events"]?.arrayValue ?? []).filter { text($0["goal_id"]) == goalID }.map { event -> [String: Any] in
-            ["at": text(event["at"]), "kind": text(event["kind"]), "amount": text(event["goal_amount"]),
+            ["at": HumanTime.describe(text(event["at"])), "kind": text(event["kind"]), "amount": text(event["goal_amount"]),
              "asset": assetNames[text(event["asset_id"])] ?? "an asset no longer funding it", "assetAmount": text(event["asset_amount"])]
         }
         var context: [String: Any] = [

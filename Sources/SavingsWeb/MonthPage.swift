@@ -30,7 +30,7 @@ extension Pages {
             "month": text(answers.plans["month"]), "status": status,
             "draft": status == "draft", "executing": status == "executing", "closed": status == "closed",
             "canUndo": answers.canUndo, "undoUntil": text(progress?["can_undo_until"]),
-            "startedAt": text(progress?["started_at"]), "completedAt": text(progress?["completed_at"]),
+            "startedAt": HumanTime.describe(text(progress?["started_at"])), "completedAt": HumanTime.describe(text(progress?["completed_at"])),
             "planned": text(answers.plans["totals"]?["planned"]), "currency": text(answers.plans["totals"]?["currency"]),
             "plans": (answers.plans["plans"]?.arrayValue ?? []).map(Self.planFields),
             "incomplete": progress?["incomplete"]?.boolValue == true,
@@ -49,7 +49,7 @@ extension Pages {
             }
             let events = (progress["events"]?.arrayValue ?? []).sorted { text($0["at"]) > text($1["at"]) }
             context["events"] = events.map { event -> [String: Any] in
-                ["at": text(event["at"]), "kind": text(event["kind"]), "goal": goalNames[text(event["goal_id"])] ?? "a goal",
+                ["at": HumanTime.describe(text(event["at"])), "kind": text(event["kind"]), "goal": goalNames[text(event["goal_id"])] ?? "a goal",
                  "amount": text(event["goal_amount"])]
             }
             context["noEvents"] = events.isEmpty

@@ -46,7 +46,7 @@ struct Pages: Sendable {
             "unallocated": answer["totals"]?["unallocated_value"]?.stringValue ?? "",
             "staleRates": answer["stale"]?.boolValue == true,
             "staleDrafts": answer["stale_drafts"]?.intValue ?? 0,
-            "ratesAsOf": answer["rates"]?["oldest_as_of"]?.stringValue ?? "",
+            "ratesAsOf": HumanTime.describe(answer["rates"]?["oldest_as_of"]?.stringValue ?? ""),
         ]
         if let month = answer["month"], month != .null {
             context["month"] = [
@@ -104,7 +104,7 @@ struct Pages: Sendable {
     /// last sync or that there was none, the last error, whether the balance agrees.
     static func watchState(_ watch: JSONValue) -> String {
         var parts = [watch["chain"]?.stringValue, watch["provider"]?.stringValue].compactMap { $0 }
-        parts.append(watch["last_sync_at"]?.stringValue.map { "synced \($0)" } ?? "not synced yet")
+        parts.append(watch["last_sync_at"]?.stringValue.map { "synced \(HumanTime.describe($0))" } ?? "not synced yet")
         if let error = watch["last_error"]?.stringValue { parts.append("last error: \(error)") }
         if watch["reconciled"]?.boolValue == false { parts.append("the chain's balance differs from the stored one") }
         return parts.joined(separator: " · ")

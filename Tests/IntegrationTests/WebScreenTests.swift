@@ -94,6 +94,10 @@ extension WebTests {
         let progress = try session.get("/month")
         #expect(progress.body.contains("40.00 of "), "\(progress.body)")
         #expect(progress.body.contains("Bike · deposit 40.00"))
+        // Times as a person reads them, never the wire's ISO form (found by trying the view).
+        #expect(progress.body.contains("<li>just now · Bike · deposit 40.00"), "\(progress.body)")
+        #expect(progress.body.contains("Started just now;"), "\(progress.body)")
+        #expect(!progress.body.contains(".000Z"), "\(progress.body)")
         #expect(progress.body.contains("action=\"/month/undo-start\""))
 
         #expect(try session.post("/month/complete", "").status == 303)

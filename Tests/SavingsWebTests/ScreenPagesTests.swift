@@ -96,7 +96,7 @@ import Testing
         #expect(executing.contains("<progress max=\"100\" value=\"100\" aria-label=\"Bike &lt;b&gt;: 120.0%\">"))
         #expect(executing.contains("120.0% · fulfilled"))
         #expect(executing.contains("action=\"/month/complete\"") && executing.contains("action=\"/month/undo-start\""))
-        #expect(executing.contains("2026-11-04T08:00:00.000Z · Bike &lt;b&gt; · deposit 180.00"))
+        #expect(executing.contains("\(HumanTime.describe("2026-11-04T08:00:00.000Z")) · Bike &lt;b&gt; · deposit 180.00"), "\(executing)")
         let late = pages.month(.init(plans: plans, progress: progress, history: history, canUndo: false), csrf: "tok")
         #expect(!late.contains("/month/undo-start"))
 

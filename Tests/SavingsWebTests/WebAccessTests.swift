@@ -1,3 +1,5 @@
+import Foundation
+import SavingsCore
 import SavingsRPC
 import NIOCore
 import Testing
@@ -132,10 +134,24 @@ import Testing
         #expect(Pages.percent(nil) == 0)
     }
 
+    /// Times in words: how long ago within a day, else day, month as a word and time in the
+    /// zone; anything that is no timestamp as it is.
+    @Test func timesReadAsAPersonSaysThem() throws {
+        let now = try #require(try? SavingsCore.Timestamp.parse("2026-11-26T14:00:00.000Z", field: "t"))
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        #expect(HumanTime.describe("2026-11-26T13:59:30.000Z", now: now, timeZone: berlin) == "just now")
+        #expect(HumanTime.describe("2026-11-26T13:57:00.000Z", now: now, timeZone: berlin) == "3 minutes ago")
+        #expect(HumanTime.describe("2026-11-26T12:59:00.000Z", now: now, timeZone: berlin) == "an hour ago")
+        #expect(HumanTime.describe("2026-11-25T10:00:00.000Z", now: now, timeZone: berlin) == "25 Nov 2026, 11:00")
+        #expect(HumanTime.describe("2026-12-01T10:00:00.000Z", now: now, timeZone: berlin) == "1 Dec 2026, 11:00", "the future is a date")
+        #expect(HumanTime.describe("soon", now: now, timeZone: berlin) == "soon")
+        #expect(HumanTime.describe("", now: now, timeZone: berlin) == "")
+    }
+
     @Test func theWatchIsShownByItsFields() throws {
         let watch: JSONValue = ["chain": "bitcoin", "provider": "blockbook", "addresses": [], "min_confirmations": 1,
                                 "last_sync_at": "2026-11-25T10:00:00.000Z", "last_error": "timed out", "pending": [], "reconciled": false]
-        #expect(Pages.watchState(watch) == "bitcoin · blockbook · synced 2026-11-25T10:00:00.000Z · last error: timed out"
+        #expect(Pages.watchState(watch) == "bitcoin · blockbook · synced \(HumanTime.describe("2026-11-25T10:00:00.000Z")) · last error: timed out"
                 + " · the chain's balance differs from the stored one")
         #expect(Pages.watchState(["chain": "ethereum", "provider": .null, "last_sync_at": .null, "last_error": .null, "reconciled": .null])
                 == "ethereum · not synced yet")

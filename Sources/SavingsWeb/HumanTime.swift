@@ -1,0 +1,31 @@
+import Foundation
+import SavingsCore
+
+/// Times as a person reads them on a page: how long ago within a day ("3 minutes ago"),
+/// else the day and time in this machine's zone, the month as a word ("26 Nov 2026, 14:03");
+/// never the wire's `2026-11-26T14:03:00.000Z`.
+enum HumanTime {
+    /// `text` (a timestamp as the daemon writes it) in words, relative to `now`; text that is
+    /// no timestamp is shown as it is.
+    static func describe(_ text: String, now: Date = Date(), timeZone: TimeZone = .current) -> String {
+        guard !text.isEmpty, let date = try? Timestamp.parse(text, field: "at") else { return text }
+        let seconds = now.timeIntervalSince(date)
+        switch seconds {
+        case ..<(-60): break
+        case ..<60: return "just now"
+        case ..<3_600:
+            let minutes = Int(seconds / 60)
+            return minutes == 1 ? "a minute ago" : "\(minutes) minutes ago"
+        case ..<86_400:
+            let hours = Int(seconds / 3_600)
+            return hours == 1 ? "an hour ago" : "\(hours) hours ago"
+        default: break
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return String(format: "%d %@ %d, %02d:%02d", parts.day ?? 1, months[(parts.month ?? 1) - 1], parts.year ?? 1970,
+                      parts.hour ?? 0, parts.minute ?? 0)
+    }
+}
