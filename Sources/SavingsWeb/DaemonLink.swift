@@ -104,13 +104,13 @@ public struct DaemonLink: Sendable {
         return answer
     }
 
-    /// An answer's result, or its error as savingsctl says it.
+    /// An answer's result, or its error as the page says it (`WebHints`).
     public static func result(of answer: Answer, method: String) throws(Failure) -> JSONValue {
         if let error = answer.range(of: "error") {
             let error = (try? JSONParser.parse(answer.bytes, in: error)) ?? .null
             let rpcError = RPCError(code: error["code"]?.intValue ?? RPCError.internalErrorCode,
                                     message: error["message"]?.stringValue ?? "error", data: error["data"])
-            throw .remote(rpcError, message: Hints.message(for: rpcError, method: method))
+            throw .remote(rpcError, message: WebHints.message(for: rpcError, method: method))
         }
         guard let result = answer.range(of: "result") else { return .null }
         do {

@@ -89,6 +89,9 @@ extension WebTests {
         let locked = try session.post("/plans/amount", "plan=\(bike)&amount=5")
         #expect(locked.status == 422)
         #expect(locked.body.contains("[plan_locked]"), "\(locked.body)")
+        // The next step is one a browser user can take, not a command (found by trying the view).
+        #expect(locked.body.contains("on the Month screen, return it to draft"), "\(locked.body)")
+        #expect(!locked.body.contains("savingsctl"), "\(locked.body)")
 
         _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "40"])
         let progress = try session.get("/month")
