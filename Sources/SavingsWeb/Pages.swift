@@ -27,8 +27,16 @@ struct Pages: Sendable {
     /// by `DashboardRows`), this month, rates.
     /// The rows (the bulk of the page) go between the template's head and tail as they are,
     /// never copied through a template.
-    func dashboard(_ answer: JSONValue, rows: DashboardRows.Written, csrf: String) -> ByteBuffer {
-        let (head, tail) = dashboard(answer, goalCount: rows.count, csrf: csrf)
+    /// What the dashboard says on top: a saving just recorded (with its Undo), its undo done,
+    /// or an undo refused.
+    struct Notice: Sendable {
+        var saved: (id: String, amount: String, goal: String)?
+        var undone = false
+        var problem: String?
+    }
+
+    func dashboard(_ answer: JSONValue, rows: DashboardRows.Written, csrf: String, notice: Notice? = nil) -> ByteBuffer {
+        let (head, tail) = dashboard(answer, goalCount: rows.count, csrf: csrf, notice: notice)
         var page = ByteBuffer()
         page.reserveCapacity(head.utf8.count + rows.html.utf8.count + tail.utf8.count)
         page.writeSubstring(head)
@@ -38,8 +46,9 @@ struct Pages: Sendable {
     }
 
     /// The dashboard's page around its goal rows: what comes before them and after.
-    private func dashboard(_ answer: JSONValue, goalCount: Int, csrf: String) -> (head: Substring, tail: Substring) {
+    private func dashboard(_ answer: JSONValue, goalCount: Int, csrf: String, notice: Notice?) -> (head: Substring, tail: Substring) {
         var context: [String: Any] = [
+            "undone": notice?.undone == true, "undoProblem": notice?.problem ?? "", "hasUndoProblem": notice?.problem != nil,
             "title": "Dashboard", "csrf": csrf, "noGoals": goalCount == 0,
             "currency": answer["currency"]?.stringValue ?? "",
             "goalsTotal": answer["totals"]?["goals_total"]?.stringValue ?? "",
@@ -48,6 +57,9 @@ struct Pages: Sendable {
             "staleDrafts": answer["stale_drafts"]?.intValue ?? 0,
             "ratesAsOf": HumanTime.describe(answer["rates"]?["oldest_as_of"]?.stringValue ?? ""),
         ]
+        if let saved = notice?.saved {
+            context["saved"] = ["id": saved.id, "amount": saved.amount, "goal": saved.goal]
+        }
         if let month = answer["month"], month != .null {
             context["month"] = [
                 "label": month["month"]?.stringValue ?? "", "status": month["status"]?.stringValue ?? "",
@@ -163,6 +175,11 @@ struct Pages: Sendable {
 
     static let dashboard = """
         <h1>Savings goals</h1>
+        {{#saved}}<section class="banner" role="status" aria-labelledby="saved-h"><p id="saved-h">Recorded {{amount}} for {{goal}}.</p>
+        <form method="post" action="/saved/undo"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="contribution" value="{{id}}">
+        <button type="submit">Undo this saving</button></form></section>{{/saved}}
+        {{#undone}}<p class="banner" role="status">The saving was undone: its deposit and its allocation are gone.</p>{{/undone}}
+        {{#hasUndoProblem}}<p class="problem" role="alert">{{undoProblem}}</p>{{/hasUndoProblem}}
         {{#hasStaleDrafts}}<p class="banner" role="alert"><a href="/plans#stale-h">{{staleDrafts}} draft plan(s) from earlier months</a> still wait for a decision.</p>{{/hasStaleDrafts}}
         {{#staleRates}}<p class="banner" role="alert">Some exchange rates are stale: figures may be off.</p>{{/staleRates}}
         {{#month}}

@@ -17,16 +17,29 @@ struct Screens: Sendable {
     var csrf: String { state.access?.formField ?? "" }
 
     func add(to router: Router<BasicRequestContext>) {
-        router.get("/") { _, _ in await dashboard() }
+        router.get("/") { request, _ in await dashboard(notice: Self.notice(Self.query(request))) }
         router.get("/assets") { _, _ in await assets() }
         // A goal's screen links here with the goal chosen.
         router.get("/saved") { request, _ in await saved(entered: Self.query(request).filter { $0.key == "goal" }) }
         router.post("/saved") { request, _ in
             // Done, the dashboard shows the new figures; refused, the form keeps what was entered.
-            await act(request, "goal.contribute", back: { _ in "/" }) { form in
+            // Recorded, the dashboard says so with an Undo (the daemon's undo window).
+            await act(request, "goal.contribute", back: { form, result in
+                let goal = result["goal"]?["name"]?.stringValue ?? form["goal"] ?? ""
+                let amount = [form["amount"], result["goal"]?["currency"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+                let id = result["contribution_id"]?.stringValue ?? ""
+                return "/?saved=\(Self.queryText(id))&amount=\(Self.queryText(amount))&goal=\(Self.queryText(goal))"
+            }) { form in
                 Self.entered(form).mapValues(JSONValue.string)
             } refused: { form, problem in
                 await saved(entered: Self.entered(form), problem: problem)
+            }
+        }
+        router.post("/saved/undo") { request, _ in
+            await act(request, "goal.undo_contribution", back: { _, _ in "/?undone=1" }) { form in
+                ["contribution_id": .string(form["contribution"] ?? "")]
+            } refused: { _, problem in
+                await dashboard(notice: .init(problem: problem.message))
             }
         }
         router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }
@@ -52,9 +65,17 @@ struct Screens: Sendable {
         for (path, method) in [("/month/start", "month.start"), ("/month/complete", "month.complete"),
                                ("/month/undo-start", "month.undo_start"), ("/month/undo-complete", "month.undo_complete")] {
             router.post(RouterPath(path)) { request, _ in
-                await act(request, method, back: { _ in "/month" }) { _ in [:] } refused: { _, problem in await month(problem: problem) }
+                await act(request, method, back: { _, _ in "/month" }) { _ in [:] } refused: { _, problem in await month(problem: problem) }
             }
         }
+    }
+
+    /// What the dashboard says on top after "I saved" (`saved`, `amount`, `goal`) or its undo
+    /// (`undone`), from the address it was sent to.
+    static func notice(_ query: [String: String]) -> Pages.Notice? {
+        if query["undone"] != nil { return .init(undone: true) }
+        guard let id = filled(query["saved"]) else { return nil }
+        return .init(saved: (id, query["amount"] ?? "", query["goal"] ?? ""))
     }
 
     /// The "I saved" form's fields as entered (the empty ones left out).
@@ -69,7 +90,7 @@ struct Screens: Sendable {
     func planningForm(_ router: Router<BasicRequestContext>, _ path: String, _ method: String, anchor: @escaping @Sendable (Form) -> String,
                   params: @escaping @Sendable (Form) -> [String: JSONValue]) {
         router.post(RouterPath(path)) { request, _ in
-            await act(request, method, back: { form in
+            await act(request, method, back: { form, _ in
                 let month = Self.filled(form["month"]).map { "?month=\(Self.queryText($0))" } ?? ""
                 return "/plans\(month)#\(Self.queryText(anchor(form)))"
             }, params: params) { form, problem in
@@ -80,11 +101,11 @@ struct Screens: Sendable {
 
     // MARK: Screens
 
-    func dashboard() async -> Response {
+    func dashboard(notice: Pages.Notice? = nil) async -> Response {
         do {
             let (answer, rows) = try dashboardRows.read(try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields]))
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                            body: .init(byteBuffer: pages.dashboard(answer, rows: rows, csrf: csrf)))
+            return Response(status: notice?.problem == nil ? .ok : .unprocessableContent, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: .init(byteBuffer: pages.dashboard(answer, rows: rows, csrf: csrf, notice: notice)))
         } catch {
             return WebServer.problem(error, pages: pages)
         }
@@ -177,7 +198,7 @@ struct Screens: Sendable {
 
     /// Calls `method` with what `params` makes of the posted form; done, a redirect to `back`;
     /// refused, `refused` with the daemon's reason.
-    func act(_ request: Request, _ method: String, back: (Form) -> String,
+    func act(_ request: Request, _ method: String, back: (Form, JSONValue) -> String,
              params: (Form) -> [String: JSONValue], refused: (Form, DaemonLink.Failure) async -> Response) async -> Response {
         var request = request
         guard let body = try? await request.collectBody(upTo: 64 * 1024) else {
@@ -185,8 +206,8 @@ struct Screens: Sendable {
         }
         let form = Form(String(buffer: body))
         do {
-            _ = try await daemon.call(method, params(form))
-            return Response(status: .seeOther, headers: [.location: back(form)])
+            let result = try await daemon.call(method, params(form))
+            return Response(status: .seeOther, headers: [.location: back(form, result)])
         } catch {
             return await refused(form, error)
         }

@@ -122,10 +122,16 @@ def main():
             page.get_by_label("Amount").fill("40")
             page.get_by_label("Note").fill("from the browser")
             page.get_by_role("button", name="Save").click()
-            page.wait_for_url("**/")
+            page.wait_for_url("**/?saved=**")
             saved_after = float(daemon.call("goal.get", {"goal": "New laptop"})["current_total"])
             check("\"I saved\" submitted in the page is the daemon's", abs(saved_after - saved_before - 40) < 1e-9,
                   f"{saved_before} -> {saved_after}")
+            confirmation = page.locator("#saved-h").inner_text()
+            check("the dashboard confirms it, with an Undo", confirmation.startswith("Recorded 40"), confirmation)
+            page.get_by_role("button", name="Undo this saving").click()
+            page.wait_for_url("**/?undone=1")
+            undone = float(daemon.call("goal.get", {"goal": "New laptop"})["current_total"])
+            check("and Undo takes it back", abs(undone - saved_before) < 1e-9, f"{saved_before} -> {undone}")
 
             # The form by keyboard alone: Tab from the top of the page, type, Enter.
             page.goto(url.split("?")[0] + "saved")
@@ -138,7 +144,7 @@ def main():
             page.keyboard.press("Tab")
             page.keyboard.type("12.5")
             page.keyboard.press("Enter")
-            page.wait_for_url("**/")
+            page.wait_for_url("**/?saved=**")
             total = float(daemon.call("goal.get", {"goal": chosen})["current_total"])
             check("and Enter saves it", abs(total - first - 12.5) < 1e-9, f"{chosen}: {first} -> {total}")
 
