@@ -19,14 +19,15 @@ extension Pages {
         var canUndo: Bool
     }
 
-    func month(_ answers: MonthAnswers, csrf: String, problem: String? = nil) -> String {
+    /// `confirming`: the month's completion was asked for, and the page asks to confirm it.
+    func month(_ answers: MonthAnswers, csrf: String, problem: String? = nil, confirming: Bool = false) -> String {
         let text = { (value: JSONValue?) in value?.stringValue ?? "" }
         let progress = answers.progress
         let status = progress.map { text($0["status"]) } ?? "draft"
         var goalNames: [String: String] = [:]
         for plan in answers.plans["plans"]?.arrayValue ?? [] { goalNames[text(plan["goal_id"])] = text(plan["goal_name"]) }
         var context: [String: Any] = [
-            "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil,
+            "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil, "confirming": confirming,
             "month": text(answers.plans["month"]), "status": status,
             "draft": status == "draft", "executing": status == "executing", "closed": status == "closed",
             "canUndo": answers.canUndo, "undoUntil": text(progress?["can_undo_until"]),
@@ -85,8 +86,12 @@ extension Pages {
         </ul>
         {{/draft}}
         {{#executing}}
-        <form method="post" action="/month/complete" class="row"><input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" id="complete">Complete {{month}}</button></form>
+        {{^confirming}}<form method="post" action="/month/complete" class="row"><input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" id="complete">Complete {{month}}</button></form>{{/confirming}}
+        {{#confirming}}<section class="banner" role="alert" aria-labelledby="confirm-h"><h2 id="confirm-h">Complete {{month}}?</h2>
+        <p>Its record then stops changing: what has come in stays as it is. It can be reopened while the undo is offered.</p>
+        <form method="post" action="/month/complete" class="row"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="confirm" value="yes">
+        <button type="submit" id="complete-confirmed">Yes, complete {{month}}</button> <a href="/month">Cancel</a></form></section>{{/confirming}}
         {{#canUndo}}<form method="post" action="/month/undo-start" class="row"><input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit" id="undo-start">Undo the start</button> <small>possible until {{undoUntil}}</small></form>{{/canUndo}}
         {{/executing}}

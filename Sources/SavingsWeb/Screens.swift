@@ -62,7 +62,16 @@ struct Screens: Sendable {
         planningForm(router, "/plans/stale", "plan.resolve_stale", anchor: { _ in "stale-h" }) { form in
             ["plan": .string(form["plan"] ?? ""), "action": .string(form["action"] ?? "")]
         }
-        for (path, method) in [("/month/start", "month.start"), ("/month/complete", "month.complete"),
+        // Completing a month asks first: the form without confirm=yes shows the question.
+        router.post("/month/complete") { request, _ in
+            var request = request
+            guard let body = try? await request.collectBody(upTo: 64 * 1024) else {
+                return WebServer.html(pages.problem("The form is larger than 64 KiB."), status: .contentTooLarge)
+            }
+            guard Form(String(buffer: body))["confirm"] == "yes" else { return await month(confirming: true) }
+            return await act(request, "month.complete", back: { _, _ in "/month" }) { _ in [:] } refused: { _, problem in await month(problem: problem) }
+        }
+        for (path, method) in [("/month/start", "month.start"),
                                ("/month/undo-start", "month.undo_start"), ("/month/undo-complete", "month.undo_complete")] {
             router.post(RouterPath(path)) { request, _ in
                 await act(request, method, back: { _, _ in "/month" }) { _ in [:] } refused: { _, problem in await month(problem: problem) }
@@ -179,7 +188,7 @@ struct Screens: Sendable {
         }
     }
 
-    func month(problem: DaemonLink.Failure? = nil) async -> Response {
+    func month(problem: DaemonLink.Failure? = nil, confirming: Bool = false) async -> Response {
         do {
             async let plans = daemon.call("plan.list")
             async let progress = absentAllowed("month.progress")
@@ -188,7 +197,7 @@ struct Screens: Sendable {
             let until = shown?["can_undo_until"]?.stringValue.flatMap(Self.instant)
             let answers = Pages.MonthAnswers(plans: try await plans, progress: shown, history: try await history,
                                              canUndo: until.map { $0 > Date() } ?? false)
-            return WebServer.html(pages.month(answers, csrf: csrf, problem: problem?.message), status: Self.status(problem))
+            return WebServer.html(pages.month(answers, csrf: csrf, problem: problem?.message, confirming: confirming), status: Self.status(problem))
         } catch {
             return WebServer.problem(error, pages: pages)
         }

@@ -103,11 +103,15 @@ extension WebTests {
         #expect(!progress.body.contains(".000Z"), "\(progress.body)")
         #expect(progress.body.contains("action=\"/month/undo-start\""))
 
-        #expect(try session.post("/month/complete", "").status == 303)
+        // Completing asks first (found by trying the view: it asked nothing).
+        let asked = try session.post("/month/complete", "")
+        #expect(asked.status == 200 && asked.body.contains("Yes, complete") && asked.body.contains("name=\"confirm\" value=\"yes\""), "\(asked.body)")
+        #expect(try daemon.call("month.progress")["status"]?.stringValue == "executing", "nothing done before the answer")
+        #expect(try session.post("/month/complete", "confirm=yes").status == 303)
         #expect(try daemon.call("month.progress")["status"]?.stringValue == "closed")
         let closed = try session.get("/month")
         #expect(closed.body.contains("this record no longer changes") && closed.body.contains("action=\"/month/undo-complete\""))
-        let again = try session.post("/month/complete", "")
+        let again = try session.post("/month/complete", "confirm=yes")
         #expect(again.status == 422)
         #expect(try session.post("/month/undo-complete", "").status == 303)
         #expect(try session.post("/month/undo-start", "").status == 303)
