@@ -123,7 +123,7 @@ extension Pages {
         <section aria-labelledby="plan-h"><h2 id="plan-h">Plan for {{month}}</h2>
         <p>Planned <strong>{{planned}} {{currency}}</strong>{{#hasCustom}} (own amount; the requirement is {{required}}){{/hasCustom}}{{^hasCustom}} (the requirement){{/hasCustom}}
         · {{status}} · {{monthsRemaining}} month(s) left{{#protected}} · protected from flex{{/protected}}{{#skipped}} · skipped this month{{/skipped}}
-        · <a href="/plans#plan-{{id}}">change it</a></p></section>
+        {{^locked}}· <a href="/plans#plan-{{id}}">change it</a>{{/locked}}{{#locked}}· fixed while the month runs (<a href="/month">the Month screen</a> can return it to draft){{/locked}}</p></section>
         {{/plan}}
         <section aria-labelledby="months-h"><h2 id="months-h">Last 12 months ({{currency}})</h2>
         <figure class="chart">{{{chart}}}

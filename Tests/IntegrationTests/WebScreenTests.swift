@@ -143,6 +143,11 @@ extension WebTests {
         #expect(page.body.contains("<svg id=\"goal-months\"") && page.body.components(separatedBy: "<g class=\"month\"").count == 13)
         #expect(page.body.contains("Bank &amp; co: 200.00 EUR = 200.00 EUR"))
         #expect(page.body.contains("href=\"/plans#plan-"))
+        // While the month runs its plans are fixed: the goal leads to the Month screen, not to a
+        // planning form that would refuse (found by trying the view).
+        _ = try daemon.call("month.start")
+        let running = try session.get("/goals/\(id)")
+        #expect(!running.body.contains("href=\"/plans#plan-") && running.body.contains("fixed while the month runs"), "\(running.body)")
         // An account without an on-chain watch is not called watched (found by trying the view).
         let assets = try session.get("/assets")
         #expect(assets.status == 200)
