@@ -98,7 +98,7 @@ extension Pages {
         {{^locked}}{{^noPlans}}
         <section aria-labelledby="flex-h"><h2 id="flex-h">Flex</h2>
         <p>Scale the flexible plans (neither protected nor skipped) for this month, or fit them to a budget.</p>
-        <form method="get" action="/plans" class="flex"><input type="hidden" name="month" value="{{month}}">
+        <form method="get" action="/plans#flex-result" class="flex"><input type="hidden" name="month" value="{{month}}">
         <p><label for="factor">Factor</label>
         <input type="range" id="factor" name="factor" min="0.5" max="1.5" step="0.05" value="{{factor}}" aria-describedby="factor-shown">
         <output id="factor-shown" for="factor">×{{factor}}</output></p>

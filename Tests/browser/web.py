@@ -275,6 +275,9 @@ def planning_by_keyboard(page, url, daemon):
     page.keyboard.press("Enter")
     page.wait_for_url("**factor=0.8**")
     check("the preview writes nothing", plan_of(daemon, "Emergency fund", month)["custom_amount"] == before["custom_amount"])
+    # Its result and Apply are in view, not 1,400 px below the top (found by trying the view).
+    top = page.evaluate("document.getElementById('flex-result').getBoundingClientRect().top")
+    check("the preview's result is in view", 0 <= top < page.viewport_size["height"], f"top at {top}")
     reached = tab_to(page, "(e) => e.id === 'apply'")
     check("Tab reaches Apply", reached and reached["hit"], str(reached))
     page.keyboard.press("Enter")
