@@ -89,19 +89,50 @@ enum Assets {
             }
           });
           const root = document.documentElement;
-          const events = new EventSource("/events");
-          events.addEventListener("live", function () { root.dataset.live = "yes"; });
-          events.addEventListener("change", refresh);
-          events.addEventListener("down", function () { delete root.dataset.live; status.textContent = "savingsd is out of reach: reconnecting…"; });
-          events.addEventListener("up", function () { root.dataset.live = "yes"; status.textContent = ""; refresh(); });
-          events.onerror = function () { delete root.dataset.live; status.textContent = "Reconnecting…"; };
-          events.onopen = function () { if (status.textContent === "Reconnecting…") { status.textContent = ""; refresh(); } };
-          // Too many pages of this session follow savingsd: the oldest stops (and does not reconnect).
-          events.addEventListener("closed", function () {
-            events.close();
-            delete root.dataset.live;
-            status.textContent = "Live updates stopped: more pages follow savingsd than the server keeps. Reload to follow again.";
-          });
+          // What the stream says, as this page shows it.
+          function show(kind) {
+            switch (kind) {
+              case "live": root.dataset.live = "yes"; break;
+              case "change": refresh(); break;
+              case "down": delete root.dataset.live; status.textContent = "savingsd is out of reach: reconnecting…"; break;
+              case "up": root.dataset.live = "yes"; status.textContent = ""; refresh(); break;
+              case "reconnecting": delete root.dataset.live; status.textContent = "Reconnecting…"; break;
+              case "open": root.dataset.live = "yes"; if (status.textContent === "Reconnecting…") { status.textContent = ""; refresh(); } break;
+              case "closed":
+                delete root.dataset.live;
+                status.textContent = "Live updates stopped: more pages follow savingsd than the server keeps. Reload to follow again.";
+                break;
+            }
+          }
+          // A browser opens at most six connections to one server: one page of it holds the event
+          // stream and passes what it says on to the others (the Web Locks API picks that page,
+          // and the next when it closes), so any number of tabs stay live.
+          const channel = "BroadcastChannel" in window ? new BroadcastChannel("savings-events") : null;
+          let state = null;
+          function follow(done) {
+            const events = new EventSource("/events");
+            function relay(kind) {
+              if (kind !== "change") { state = kind; }
+              show(kind);
+              if (channel) { channel.postMessage(kind); }
+            }
+            ["live", "change", "down", "up"].forEach(function (kind) { events.addEventListener(kind, function () { relay(kind); }); });
+            events.onerror = function () { relay("reconnecting"); };
+            events.onopen = function () { relay("open"); };
+            // Too many pages of this session follow savingsd: the oldest stops (and does not reconnect).
+            events.addEventListener("closed", function () { events.close(); relay("closed"); done(); });
+          }
+          if (channel && navigator.locks) {
+            channel.onmessage = function (message) {
+              // A page that has just opened asks where things stand; the stream's page says.
+              if (message.data === "hello") { if (state) { channel.postMessage(state); } return; }
+              show(message.data);
+            };
+            navigator.locks.request("savings-events", function () { return new Promise(follow); });
+            channel.postMessage("hello");
+          } else {
+            follow(function () {});
+          }
         })();
         """
 }
