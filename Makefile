@@ -5,7 +5,7 @@ APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite
 # savingsctl against socat with hyperfine, and its peak memory with GNU time (make test).
 TEST_PACKAGES := chromium-headless-shell curl hyperfine socat time
 # The web view's browser tests: Playwright for Python, driving the Chromium above.
-PIP_PACKAGES := playwright
+PIP_PACKAGES := playwright axe_playwright_python
 # The benchmark baselines also need hledger, and strace counts system calls (make bench only).
 BENCH_PACKAGES := hledger hyperfine socat strace time
 BIN = $(shell $(SWIFT) build --show-bin-path)

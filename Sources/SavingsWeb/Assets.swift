@@ -29,6 +29,9 @@ enum Assets {
         input, select { font: inherit; max-width: 100%; }
         input[type=range] { width: min(20rem, 70vw); vertical-align: middle; }
         table { border-collapse: collapse; width: 100%; }
+        /* A table wider than a phone scrolls inside its box; the page never scrolls sideways. */
+        .scroll { overflow-x: auto; max-width: 100%; }
+        main { overflow-wrap: anywhere; }
         th, td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid color-mix(in srgb, var(--fg) 15%, transparent); }
         .num { text-align: right; font-variant-numeric: tabular-nums; }
         figure.chart { margin: 0; }

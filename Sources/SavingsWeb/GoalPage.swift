@@ -42,7 +42,7 @@ extension Pages {
             "missingRates": (goal["missing_rates"]?.arrayValue ?? []).map { $0.stringValue ?? "\($0)" }.joined(separator: ", "),
             "chart": HTMLReport.monthBars(Self.lastTwelve(months), id: "goal-months", label: "Planned and contributed per month for \(text(goal["name"]))"),
             "months": months.reversed().map { month -> [String: Any] in
-                ["month": text(month["month"]), "planned": text(month["planned"]), "contributed": text(month["contributed"])]
+                ["month": HumanTime.month(text(month["month"])), "planned": text(month["planned"]), "contributed": text(month["contributed"])]
             },
             "allocations": Self.allocationLines(goal: goal, allocations: answers.allocations),
             "events": events, "noEvents": events.isEmpty, "executing": answers.progress != nil,
@@ -128,10 +128,10 @@ extension Pages {
         <section aria-labelledby="months-h"><h2 id="months-h">Last 12 months ({{currency}})</h2>
         <figure class="chart">{{{chart}}}
         <figcaption class="legend"><span class="key planned"></span>planned <span class="key contributed"></span>contributed</figcaption></figure>
-        <table><caption>Plan and contributions by month</caption>
+        <div class="scroll" role="region" aria-label="Plan and contributions by month" tabindex="0"><table><caption>Plan and contributions by month</caption>
         <thead><tr><th scope="col">Month</th><th scope="col" class="num">Planned</th><th scope="col" class="num">Contributed</th></tr></thead>
         <tbody>{{#months}}<tr><th scope="row">{{month}}</th><td class="num">{{planned}}</td><td class="num">{{contributed}}</td></tr>{{/months}}</tbody>
-        </table></section>
+        </table></div></section>
         {{#executing}}
         <section aria-labelledby="events-h"><h2 id="events-h">This month's contributions</h2>
         {{#noEvents}}<p>None yet.</p>{{/noEvents}}

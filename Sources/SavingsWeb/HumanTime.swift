@@ -5,6 +5,15 @@ import SavingsCore
 /// else the day and time in this machine's zone, the month as a word ("26 Nov 2026, 14:03");
 /// never the wire's `2026-11-26T14:03:00.000Z`.
 enum HumanTime {
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// A month label (`2026-10`) as words ("Oct 2026"); anything else as it is.
+    static func month(_ label: String) -> String {
+        let parts = label.split(separator: "-")
+        guard parts.count == 2, let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month) else { return label }
+        return "\(months[month - 1]) \(year)"
+    }
+
     /// `text` (a timestamp as the daemon writes it) in words, relative to `now`; text that is
     /// no timestamp is shown as it is.
     static func describe(_ text: String, now: Date = Date(), timeZone: TimeZone = .current) -> String {
@@ -24,7 +33,6 @@ enum HumanTime {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return String(format: "%d %@ %d, %02d:%02d", parts.day ?? 1, months[(parts.month ?? 1) - 1], parts.year ?? 1970,
                       parts.hour ?? 0, parts.minute ?? 0)
     }

@@ -56,7 +56,7 @@ extension Pages {
             context["noEvents"] = events.isEmpty
         }
         context["history"] = (answers.history["months"]?.arrayValue ?? []).reversed().map { month -> [String: Any] in
-            ["month": text(month["month"]), "planned": text(month["totals"]?["planned"]), "contributed": text(month["totals"]?["contributed"]),
+            ["month": HumanTime.month(text(month["month"])), "planned": text(month["totals"]?["planned"]), "contributed": text(month["totals"]?["contributed"]),
              "currency": text(month["totals"]?["currency"]), "percent": text(month["fulfilment_percent"])]
         }
         context["hasHistory"] = !(answers.history["months"]?.arrayValue ?? []).isEmpty
@@ -104,9 +104,9 @@ extension Pages {
         {{/draft}}
         <section aria-labelledby="history-h"><h2 id="history-h">Closed months</h2>
         {{^hasHistory}}<p>None yet.</p>{{/hasHistory}}
-        {{#hasHistory}}<table><thead><tr><th scope="col">Month</th><th scope="col" class="num">Planned</th><th scope="col" class="num">Contributed</th><th scope="col" class="num">Fulfilled</th></tr></thead>
+        {{#hasHistory}}<div class="scroll" role="region" aria-labelledby="history-h" tabindex="0"><table><thead><tr><th scope="col">Month</th><th scope="col" class="num">Planned</th><th scope="col" class="num">Contributed</th><th scope="col" class="num">Fulfilled</th></tr></thead>
         <tbody>{{/hasHistory}}{{#history}}<tr><th scope="row">{{month}}</th><td class="num">{{planned}} {{currency}}</td><td class="num">{{contributed}} {{currency}}</td><td class="num">{{percent}}%</td></tr>{{/history}}
-        {{#hasHistory}}</tbody></table>{{/hasHistory}}
+        {{#hasHistory}}</tbody></table></div>{{/hasHistory}}
         </section>
         """
 }
