@@ -118,7 +118,7 @@ extension Pages {
         <p><progress max="100" value="{{percent}}" aria-label="{{name}}: {{percent}}%">{{percent}}%</progress> {{percent}}%</p>
         <p>{{total}} of {{target}} {{currency}} · {{remaining}} to go{{#deadline}} · by {{deadline}}{{/deadline}}</p>
         {{#notes}}<p>{{notes}}</p>{{/notes}}
-        <p><a href="/saved?goal={{id}}">I saved for {{name}}</a></p>
+        <p><a href="/saved?goal={{id}}">I saved for {{name}}</a> · <a href="/goals/{{id}}/edit">Change or archive it</a></p>
         {{#plan}}
         <section aria-labelledby="plan-h"><h2 id="plan-h">Plan for {{month}}</h2>
         <p>Planned <strong>{{planned}} {{currency}}</strong>{{#hasCustom}} (own amount; the requirement is {{required}}){{/hasCustom}}{{^hasCustom}} (the requirement){{/hasCustom}}

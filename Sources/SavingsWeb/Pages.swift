@@ -20,6 +20,7 @@ struct Pages: Sendable {
         try library.register(Self.goalTemplate, named: "goal")
         try library.register(Self.planningTemplate, named: "planning")
         try library.register(Self.monthTemplate, named: "month")
+        try library.register(Self.goalFormTemplate, named: "goalForm")
         self.library = library
     }
 
@@ -187,7 +188,8 @@ struct Pages: Sendable {
         <p>Planned {{planned}} {{currency}} · contributed {{contributed}} {{currency}} · remaining {{remaining}} {{currency}}</p></section>
         {{/month}}
         <section aria-labelledby="goals-h"><h2 id="goals-h">Goals</h2>
-        {{#noGoals}}<p>No goals yet: create one with <code>savingsctl goal create</code>.</p>{{/noGoals}}
+        {{#noGoals}}<p>No goals yet.</p>{{/noGoals}}
+        <p><a href="/goals/new">New goal</a></p>
         <ul class="goals">
         <goal-rows/>
         </ul></section>

@@ -118,6 +118,37 @@ extension WebTests {
         #expect(try daemon.failure("month.progress").data?["kind"]?.stringValue == "not_found", "back to draft")
     }
 
+    /// A goal created, changed and archived from the page, each checked over the socket; a
+    /// refused value keeps what was entered and says the daemon's words.
+    @Test func aGoalIsCreatedChangedAndArchivedFromThePage() throws {
+        let daemon = try DaemonProcess()
+        let session = try Session(daemon)
+        #expect(try session.get("/").body.contains("<a href=\"/goals/new\">New goal</a>"))
+        #expect(try session.get("/goals/new").body.contains("<h1>New goal</h1>"))
+        let refused = try session.post("/goals/new", "name=Bike&target_amount=abc&currency=EUR&deadline=2027-06-30&notes=")
+        #expect(refused.status == 422, "\(refused.status)")
+        #expect(refused.body.contains("role=\"alert\"") && refused.body.contains("value=\"abc\""), "\(refused.body)")
+        #expect(try daemon.call("goal.list")["goals"]?.arrayValue?.isEmpty == true)
+
+        let created = try session.post("/goals/new", "name=Bike+%26+more&target_amount=1200&currency=EUR&deadline=2027-06-30&notes=Road+bike")
+        #expect(created.status == 303, "\(created.body)")
+        let goal = try daemon.call("goal.get", ["goal": "Bike & more"])
+        let id = try #require(goal["id"]?.stringValue)
+        #expect(created.headers["location"] == "/goals/\(id)")
+        #expect(goal["target_amount"] == "1200.00" && goal["notes"] == "Road bike", "\(goal)")
+
+        let form = try session.get("/goals/\(id)/edit")
+        #expect(form.body.contains("value=\"Bike &amp; more\"") && form.body.contains("value=\"1200.00\""), "\(form.body)")
+        let changed = try session.post("/goals/\(id)/edit", "name=Bike+%26+more&target_amount=1500&currency=EUR&deadline=2027-09-30&notes=")
+        #expect(changed.status == 303 && changed.headers["location"] == "/goals/\(id)")
+        let after = try daemon.call("goal.get", ["goal": .string(id)])
+        #expect(after["target_amount"] == "1500.00" && after["deadline"] == "2027-09-30", "\(after)")
+
+        let archived = try session.post("/goals/\(id)/archive", "")
+        #expect(archived.status == 303 && archived.headers["location"] == "/")
+        #expect(try daemon.call("goal.get", ["goal": .string(id)])["archived"] == true)
+    }
+
     /// Found by trying the view: with the daemon down, the page showed NIO's
     /// `connect(descriptor:addr:size:)… errno: 2`. It says what is wrong in words.
     @Test func aDaemonDownIsSaidInWords() throws {
