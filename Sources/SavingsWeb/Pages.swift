@@ -20,7 +20,7 @@ struct Pages: Sendable {
         try library.register(Self.goalTemplate, named: "goal")
         try library.register(Self.planningTemplate, named: "planning")
         try library.register(Self.monthTemplate, named: "month")
-        try library.register(Self.goalFormTemplate, named: "goalForm")
+        try library.register(EntityForm.template, named: "entityForm")
         self.library = library
     }
 
@@ -102,7 +102,7 @@ struct Pages: Sendable {
             // JSON null, ExpressibleByNilLiteral, and every asset looked watched.)
             let watch: JSONValue? = asset["watch"]?.objectValue != nil ? asset["watch"] : nil
             return [
-                "name": text("name"), "kind": text("kind"), "currency": text("currency"), "balance": text("balance"),
+                "id": text("id"), "name": text("name"), "kind": text("kind"), "currency": text("currency"), "balance": text("balance"),
                 "unallocated": text("unallocated"), "value": text("value"), "valueCurrency": text("value_currency"),
                 "overAllocated": asset["over_allocated"]?.boolValue == true,
                 "allocations": (asset["allocations"]?.arrayValue ?? []).map { ["goal": $0["goal_name"]?.stringValue ?? "", "amount": $0["amount"]?.stringValue ?? ""] },
@@ -218,10 +218,11 @@ struct Pages: Sendable {
 
     static let assets = """
         <h1>Assets</h1>
-        {{#noAssets}}<p>No assets yet: add one with <code>savingsctl asset add</code>.</p>{{/noAssets}}
+        {{#noAssets}}<p>No assets yet.</p>{{/noAssets}}
+        <p><a href="/assets/new">New asset</a></p>
         <ul class="assets">
         {{#assets}}
-        <li class="asset"><h3>{{name}}</h3>
+        <li class="asset"><h3>{{name}}</h3> <a href="/assets/{{id}}/edit">Change {{name}}</a>
         <p>{{balance}} {{currency}} ({{kind}}){{#value}} · worth {{value}} {{valueCurrency}}{{/value}} · free {{unallocated}} {{currency}}</p>
         {{#overAllocated}}<p class="banner" role="alert">More is allocated than the balance holds.</p>{{/overAllocated}}
         {{#allocations}}<p>{{amount}} {{currency}} for {{goal}}</p>{{/allocations}}

@@ -42,7 +42,7 @@ struct Screens: Sendable {
                 await dashboard(notice: .init(problem: problem.message))
             }
         }
-        addGoalForms(to: router)
+        addEntityForms(to: router)
         router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }
         router.get("/plans") { request, _ in await planning(Self.query(request)) }
         router.get("/month") { _, _ in await month() }

@@ -149,6 +149,28 @@ extension WebTests {
         #expect(try daemon.call("goal.get", ["goal": .string(id)])["archived"] == true)
     }
 
+    /// An asset created and changed from the page (a crypto holding with its address); a name
+    /// that is taken is refused in the daemon's words, the form keeping what was entered.
+    @Test func anAssetIsCreatedAndChangedFromThePage() throws {
+        let daemon = try DaemonProcess()
+        let session = try Session(daemon)
+        #expect(try session.get("/assets").body.contains("<a href=\"/assets/new\">New asset</a>"))
+        let created = try session.post("/assets/new", "name=Cold+BTC&kind=crypto&currency=BTC&address=bc1qexample&notes=")
+        #expect(created.status == 303 && created.headers["location"] == "/assets", "\(created.body)")
+        let asset = try daemon.call("asset.get", ["asset": "Cold BTC"])
+        #expect(asset["kind"] == "crypto" && asset["currency"] == "BTC" && asset["address"] == "bc1qexample", "\(asset)")
+        let id = try #require(asset["id"]?.stringValue)
+        let taken = try session.post("/assets/new", "name=cold+btc&kind=fiat&currency=EUR&address=&notes=")
+        #expect(taken.status == 422 && taken.body.contains("role=\"alert\"") && taken.body.contains("value=\"cold btc\""), "\(taken.body)")
+        let form = try session.get("/assets/\(id)/edit")
+        #expect(form.body.contains("<option value=\"crypto\" selected>"), "\(form.body)")
+        let changed = try session.post("/assets/\(id)/edit", "name=Ledger+BTC&kind=crypto&currency=BTC&address=&notes=hardware")
+        #expect(changed.status == 303)
+        let after = try daemon.call("asset.get", ["asset": .string(id)])
+        #expect(after["name"] == "Ledger BTC" && after["notes"] == "hardware" && after["address"] == .null, "\(after)")
+        #expect(try session.get("/assets").body.contains("Change Ledger BTC"))
+    }
+
     /// Found by trying the view: with the daemon down, the page showed NIO's
     /// `connect(descriptor:addr:size:)… errno: 2`. It says what is wrong in words.
     @Test func aDaemonDownIsSaidInWords() throws {
