@@ -8,7 +8,7 @@ enum Assets {
         body { font: 16px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0 auto; max-width: 52rem; padding: 0 1rem; }
         header { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; flex-wrap: wrap; }
         a { color: var(--accent); }
-        nav a { margin-right: 1rem; }
+        nav { display: flex; flex-wrap: wrap; column-gap: 1rem; }
         button[aria-pressed=true] { background: var(--accent); color: var(--bg); border-color: var(--accent); }
         #live { color: var(--muted); min-height: 1.5em; margin: 0.5rem 0; }
         .banner, .problem { border-left: 4px solid var(--warn); padding: 0.25rem 0.75rem; }

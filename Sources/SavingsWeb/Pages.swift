@@ -21,6 +21,7 @@ struct Pages: Sendable {
         try library.register(Self.planningTemplate, named: "planning")
         try library.register(Self.monthTemplate, named: "month")
         try library.register(EntityForm.template, named: "entityForm")
+        try library.register(Self.ratesTemplate, named: "rates")
         self.library = library
     }
 
@@ -165,7 +166,7 @@ struct Pages: Sendable {
         <script src="/static/live.js" defer></script>
         </head>
         <body>
-        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/plans">Planning</a><a href="/month">Month</a><a href="/assets">Assets</a><a href="/saved">I saved</a></nav>
+        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/plans">Planning</a><a href="/month">Month</a><a href="/assets">Assets</a><a href="/rates">Rates</a><a href="/saved">I saved</a></nav>
         <p id="live" role="status" aria-live="polite"></p></header>
         <main>
         {{{body}}}

@@ -171,6 +171,22 @@ extension WebTests {
         #expect(try session.get("/assets").body.contains("Change Ledger BTC"))
     }
 
+    /// The rates with their source and age, and a rate set by hand from the page; a bad rate
+    /// is refused in the daemon's words, the form keeping what was entered.
+    @Test func ratesAreShownAndSetFromThePage() throws {
+        let daemon = try DaemonProcess()
+        let session = try Session(daemon)
+        #expect(try session.get("/").body.contains("<a href=\"/rates\">Rates</a>"))
+        let set = try session.post("/rates", "base=BTC&quote=EUR&rate=61250.5")
+        #expect(set.status == 303 && set.headers["location"] == "/rates", "\(set.body)")
+        let listed = try daemon.call("rates.list")["rates"]?.arrayValue ?? []
+        #expect(listed.contains { $0["base"] == "BTC" && $0["quote"] == "EUR" && $0["rate"] == "61250.5" }, "\(listed)")
+        let page = try session.get("/rates")
+        #expect(page.body.contains("1 BTC in EUR</th><td class=\"num\">61250.5</td><td>manual</td><td>just now</td>"), "\(page.body)")
+        let refused = try session.post("/rates", "base=BTC&quote=EUR&rate=-1")
+        #expect(refused.status == 422 && refused.body.contains("role=\"alert\"") && refused.body.contains("value=\"-1\""), "\(refused.body)")
+    }
+
     /// Found by trying the view: with the daemon down, the page showed NIO's
     /// `connect(descriptor:addr:size:)… errno: 2`. It says what is wrong in words.
     @Test func aDaemonDownIsSaidInWords() throws {

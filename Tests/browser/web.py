@@ -137,7 +137,7 @@ def main():
             goal_id = daemon.call("goal.get", {"goal": "Japan trip"})["id"]
             # A long link in a goal's notes (found by trying the view: it widened the page to 1,067 px).
             daemon.call("goal.update", {"goal": "Japan trip", "notes": "https://example.com/" + "a-very-long-path-segment" * 20})
-            for path, screen in [("", "the dashboard"), ("assets", "the assets"), ("saved", "I saved"), ("goals/new", "a new goal"), ("assets/new", "a new asset"),
+            for path, screen in [("", "the dashboard"), ("assets", "the assets"), ("saved", "I saved"), ("goals/new", "a new goal"), ("assets/new", "a new asset"), ("rates", "the rates"),
                                  (f"goals/{goal_id}/edit", "a goal's changes"),
                                  (f"goals/{goal_id}", "a goal"), ("plans", "planning"), ("month", "the month")]:
                 page.goto(base + path)
@@ -193,10 +193,10 @@ def main():
 
             # The form by keyboard alone: Tab from the top of the page, type, Enter.
             page.goto(url.split("?")[0] + "saved")
-            for _ in range(6):
+            for _ in range(7):
                 page.keyboard.press("Tab")
             focused = page.evaluate("document.activeElement.id")
-            check("Tab reaches the form's first field after the five links", focused == "goal", focused)
+            check("Tab reaches the form's first field after the six links", focused == "goal", focused)
             chosen = page.evaluate("document.activeElement.value")
             first = float(daemon.call("goal.get", {"goal": chosen})["current_total"])
             page.keyboard.press("Tab")
