@@ -9,6 +9,7 @@ enum Assets {
         header { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; flex-wrap: wrap; }
         a { color: var(--accent); }
         nav { display: flex; flex-wrap: wrap; column-gap: 1rem; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
         button[aria-pressed=true] { background: var(--accent); color: var(--bg); border-color: var(--accent); }
         #live { color: var(--muted); min-height: 1.5em; margin: 0.5rem 0; }
         .banner, .problem { border-left: 4px solid var(--warn); padding: 0.25rem 0.75rem; }

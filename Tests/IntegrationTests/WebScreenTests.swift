@@ -187,6 +187,38 @@ extension WebTests {
         #expect(refused.status == 422 && refused.body.contains("role=\"alert\"") && refused.body.contains("value=\"-1\""), "\(refused.body)")
     }
 
+    /// An asset's transactions from the page: recorded, listed newest first a page at a time
+    /// and within dates, and deleted; each checked over the socket.
+    @Test func transactionsAreListedRecordedAndDeletedFromThePage() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
+        let id = try #require(try daemon.call("asset.get", ["asset": "Bank"])["id"]?.stringValue)
+        for day in 1...60 {
+            _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "1", "date": .string(String(format: "2026-0%d-%02dT12:00:00Z", day <= 28 ? 2 : 3, (day - 1) % 28 + 1))])
+        }
+        let session = try Session(daemon)
+        #expect(try session.get("/assets").body.contains("href=\"/assets/\(id)/transactions\""))
+        let first = try session.get("/assets/\(id)/transactions")
+        #expect(first.status == 200)
+        #expect(first.body.components(separatedBy: "<th scope=\"row\">").count - 1 == 50, "a page of fifty")
+        let older = try #require(first.body.firstMatch(of: /href="(\/assets\/[0-9a-f-]+\/transactions\?cursor=[^"]+)"/)).1
+        let second = try session.get(String(older).replacingOccurrences(of: "&amp;", with: "&"))
+        #expect(second.body.components(separatedBy: "<th scope=\"row\">").count - 1 == 10, "\(second.body)")
+        let ranged = try session.get("/assets/\(id)/transactions?from=2026-02-01&to=2026-02-05")
+        #expect(ranged.body.components(separatedBy: "<th scope=\"row\">").count - 1 == 5)
+
+        let added = try session.post("/assets/\(id)/transactions", "amount=-25.5&date=2026-03-20&note=Groceries")
+        #expect(added.status == 303)
+        #expect(try daemon.call("asset.get", ["asset": "Bank"])["balance"] == "34.50")
+        let refused = try session.post("/assets/\(id)/transactions", "amount=abc&date=&note=x")
+        #expect(refused.status == 422 && refused.body.contains("value=\"abc\""), "\(refused.body)")
+        let list = try session.get("/assets/\(id)/transactions")
+        let tx = try #require(list.body.firstMatch(of: /name="transaction" value="([0-9a-f-]+)"/)).1
+        let deleted = try session.post("/assets/\(id)/transactions/delete", "transaction=\(tx)")
+        #expect(deleted.status == 303)
+        #expect(try daemon.call("tx.list", ["asset": "Bank"])["transactions"]?.arrayValue?.count == 60)
+    }
+
     /// Found by trying the view: with the daemon down, the page showed NIO's
     /// `connect(descriptor:addr:size:)… errno: 2`. It says what is wrong in words.
     @Test func aDaemonDownIsSaidInWords() throws {
