@@ -23,6 +23,7 @@ struct Pages: Sendable {
         try library.register(EntityForm.template, named: "entityForm")
         try library.register(Self.ratesTemplate, named: "rates")
         try library.register(Self.transactionsTemplate, named: "transactions")
+        try library.register(Self.allocationsTemplate, named: "allocations")
         self.library = library
     }
 
@@ -224,7 +225,7 @@ struct Pages: Sendable {
         <p><a href="/assets/new">New asset</a></p>
         <ul class="assets">
         {{#assets}}
-        <li class="asset"><h3>{{name}}</h3> <a href="/assets/{{id}}/transactions">Transactions of {{name}}</a> · <a href="/assets/{{id}}/edit">Change {{name}}</a>
+        <li class="asset"><h3>{{name}}</h3> <a href="/assets/{{id}}/transactions">Transactions of {{name}}</a> · <a href="/assets/{{id}}/allocations">Allocations of {{name}}</a> · <a href="/assets/{{id}}/edit">Change {{name}}</a>
         <p>{{balance}} {{currency}} ({{kind}}){{#value}} · worth {{value}} {{valueCurrency}}{{/value}} · free {{unallocated}} {{currency}}</p>
         {{#overAllocated}}<p class="banner" role="alert">More is allocated than the balance holds.</p>{{/overAllocated}}
         {{#allocations}}<p>{{amount}} {{currency}} for {{goal}}</p>{{/allocations}}

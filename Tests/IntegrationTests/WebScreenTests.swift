@@ -219,6 +219,33 @@ extension WebTests {
         #expect(try daemon.call("tx.list", ["asset": "Bank"])["transactions"]?.arrayValue?.count == 60)
     }
 
+    /// An asset's shares among goals from the page: what is free shown, a share set and
+    /// removed, an over-large one refused in the daemon's words; each checked over the socket.
+    @Test func allocationsAreSetFromThePage() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        _ = try daemon.call("goal.create", ["name": "Trip", "currency": "EUR", "target_amount": "500", "deadline": "2027-06-30"])
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "100"])
+        let id = try #require(try daemon.call("asset.get", ["asset": "Bank"])["id"]?.stringValue)
+        let session = try Session(daemon)
+        // The deposit went to Bike, the account's only goal then.
+        let page = try session.get("/assets/\(id)/allocations")
+        #expect(page.status == 200 && page.body.contains("300.00 EUR for Bike") && page.body.contains("<option>Trip</option>"), "\(page.body)")
+        let tooMuch = try session.post("/assets/\(id)/allocations", "goal=Trip&amount=60")
+        #expect(tooMuch.status == 422 && tooMuch.body.contains("role=\"alert\""), "nothing is free yet: \(tooMuch.body)")
+        #expect(try session.post("/assets/\(id)/allocations", "goal=Bike&amount=200").status == 303)
+        #expect(try session.get("/assets/\(id)/allocations").body.contains("free 100.00 EUR"))
+        let set = try session.post("/assets/\(id)/allocations", "goal=Trip&amount=60")
+        #expect(set.status == 303)
+        let after = try session.get("/assets/\(id)/allocations")
+        #expect(after.body.contains("60.00 EUR for Trip") && after.body.contains("free 40.00 EUR"), "\(after.body)")
+        let removed = try session.post("/assets/\(id)/allocations", "goal=Trip&amount=0")
+        #expect(removed.status == 303)
+        #expect(try daemon.call("allocation.list", ["asset": "Bank"])["allocations"]?.arrayValue?.count == 1)
+        let refused = try session.post("/assets/\(id)/allocations", "goal=Trip&amount=abc")
+        #expect(refused.status == 422 && refused.body.contains("role=\"alert\"") && refused.body.contains("value=\"abc\""), "\(refused.body)")
+    }
+
     /// Found by trying the view: with the daemon down, the page showed NIO's
     /// `connect(descriptor:addr:size:)… errno: 2`. It says what is wrong in words.
     @Test func aDaemonDownIsSaidInWords() throws {

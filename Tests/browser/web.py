@@ -138,6 +138,7 @@ def main():
             # A long link in a goal's notes (found by trying the view: it widened the page to 1,067 px).
             daemon.call("goal.update", {"goal": "Japan trip", "notes": "https://example.com/" + "a-very-long-path-segment" * 20})
             for path, screen in [("", "the dashboard"), ("assets", "the assets"), ("saved", "I saved"), ("goals/new", "a new goal"), ("assets/new", "a new asset"), ("rates", "the rates"), (f"assets/{daemon.call('asset.list')['assets'][0]['id']}/transactions", "an asset's transactions"),
+                                 (f"assets/{daemon.call('asset.list')['assets'][0]['id']}/allocations", "an asset's allocations"),
                                  (f"goals/{goal_id}/edit", "a goal's changes"),
                                  (f"goals/{goal_id}", "a goal"), ("plans", "planning"), ("month", "the month")]:
                 page.goto(base + path)
