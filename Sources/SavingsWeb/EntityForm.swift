@@ -24,6 +24,13 @@ struct EntityForm: Sendable {
 
     var plural: String { noun + "s" }
 
+    /// Where a page about `id` is shown (a goal has a screen of its own; an asset is on the
+    /// assets screen), or, for none, where the form was opened from.
+    func home(_ id: String?) -> String {
+        guard noun == "goal" else { return "/assets" }
+        return id.map { "/goals/\(Pages.pathText($0))" } ?? "/"
+    }
+
     static let goal = EntityForm(noun: "goal", fields: [
         Field(name: "name", label: "Name"),
         Field(name: "target_amount", label: "Target", input: .text(type: nil, inputmode: "decimal"), help: "a plain decimal, e.g. 1250.50"),
@@ -64,7 +71,7 @@ struct EntityForm: Sendable {
             "heading": id == nil ? "New \(noun)" : "Change \(name)",
             "action": id.map { "/\(plural)/\(Pages.pathText($0))/edit" } ?? "/\(plural)/new",
             "submit": id == nil ? "Create the \(noun)" : "Save the changes",
-            "cancel": id.map { noun == "goal" ? "/goals/\(Pages.pathText($0))" : "/assets" } ?? (noun == "goal" ? "/" : "/assets"),
+            "cancel": home(id),
         ]
         if let id, let retire {
             context["retire"] = ["action": "/\(plural)/\(Pages.pathText(id))/\(retire.path)", "label": retire.label, "help": retire.help]
@@ -112,7 +119,7 @@ extension Screens {
         router.get(RouterPath(base + "/new")) { _, _ in shown([:], id: nil) }
         router.post(RouterPath(base + "/new")) { request, _ in
             await act(request, "\(form.noun).create", back: { _, result in
-                form.noun == "goal" ? "/goals/\(Pages.pathText(result["id"]?.stringValue ?? ""))" : "/assets"
+                form.home(result["id"]?.stringValue ?? "")
             }) { posted in
                 var params: [String: JSONValue] = [:]
                 for field in form.fields { if let value = Self.filled(posted[field.name]) { params[field.name] = .string(value) } }
@@ -134,7 +141,7 @@ extension Screens {
         }
         router.post(RouterPath(base + "/:id/edit")) { request, context in
             let id = context.parameters.get("id") ?? ""
-            return await act(request, "\(form.noun).update", back: { _, _ in form.noun == "goal" ? "/goals/\(Pages.pathText(id))" : "/assets" }) { posted in
+            return await act(request, "\(form.noun).update", back: { _, _ in form.home(id) }) { posted in
                 var params: [String: JSONValue] = [form.noun: .string(id)]
                 for field in form.fields {
                     // What is optional may be emptied; the rest keeps its value when left empty.

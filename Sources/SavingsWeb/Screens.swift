@@ -68,12 +68,8 @@ struct Screens: Sendable {
         }
         // Completing a month asks first: the form without confirm=yes shows the question.
         router.post("/month/complete") { request, _ in
-            var request = request
-            guard let body = try? await request.collectBody(upTo: 64 * 1024) else {
-                return WebServer.html(pages.problem("The form is larger than 64 KiB."), status: .contentTooLarge)
-            }
-            guard Form(String(buffer: body))["confirm"] == "yes" else { return await month(confirming: true) }
-            return await act(request, "month.complete", back: { _, _ in "/month" }) { _ in [:] } refused: { _, problem in await month(problem: problem) }
+            await act(request, "month.complete", ask: { form in form["confirm"] == "yes" ? nil : await month(confirming: true) },
+                      back: { _, _ in "/month" }) { _ in [:] } refused: { _, problem in await month(problem: problem) }
         }
         for (path, method) in [("/month/start", "month.start"),
                                ("/month/undo-start", "month.undo_start"), ("/month/undo-complete", "month.undo_complete")] {
@@ -210,14 +206,16 @@ struct Screens: Sendable {
     // MARK: Helpers
 
     /// Calls `method` with what `params` makes of the posted form; done, a redirect to `back`;
-    /// refused, `refused` with the daemon's reason.
-    func act(_ request: Request, _ method: String, back: (Form, JSONValue) -> String,
+    /// refused, `refused` with the daemon's reason. `ask` may answer first instead (a question
+    /// to confirm before the change).
+    func act(_ request: Request, _ method: String, ask: ((Form) async -> Response?)? = nil, back: (Form, JSONValue) -> String,
              params: (Form) -> [String: JSONValue], refused: (Form, DaemonLink.Failure) async -> Response) async -> Response {
         var request = request
-        guard let body = try? await request.collectBody(upTo: 64 * 1024) else {
+        guard let body = try? await request.collectBody(upTo: Form.maxBytes) else {
             return WebServer.html(pages.problem("The form is larger than 64 KiB."), status: .contentTooLarge)
         }
         let form = Form(String(buffer: body))
+        if let ask, let question = await ask(form) { return question }
         do {
             let result = try await daemon.call(method, params(form))
             return Response(status: .seeOther, headers: [.location: back(form, result)])

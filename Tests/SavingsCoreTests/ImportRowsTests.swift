@@ -181,7 +181,7 @@ import Testing
         let row = "2026-01-01,8," + field + "\n"
         #expect(try pattern.matchesCounting(field).steps > 20 * row.utf8.count)
         let verdicts = RuleVerdicts(fileBytes: 300 * row.utf8.count, mode: .direct)
-        #expect(verdicts.stepsLeft < 300 * (try pattern.matchesCounting(field).steps))
+        #expect(verdicts.budget < 300 * (try pattern.matchesCounting(field).steps))
     }
 
     @Test func aSecondLegNamesItsAssetOnce() {

@@ -46,9 +46,6 @@ public final class RuleVerdicts: Sendable {
         }
     }
 
-    /// The most steps one match may take now (the direct write stops at its budget).
-    var stepsLeft: Int { state.withLock { max(0, budget - $0.steps) } }
-
     /// Whether the verdicts are being read back (the second pass).
     public var isReplaying: Bool { state.withLock { $0.replaying } }
 
