@@ -26,7 +26,7 @@ struct NewestTransactions {
     private let bounds: String
     private let boundArguments: [(any DatabaseValueConvertible)?]
 
-    init(_ db: Database, from: Date?, to: Date?) {
+    init(_ db: Database, from: Date?, to: Date?, search: String? = nil) {
         self.db = db
         var bounds = ""
         var arguments: [(any DatabaseValueConvertible)?] = []
@@ -37,6 +37,19 @@ struct NewestTransactions {
         if let to {
             bounds += " AND date <= ?"
             arguments.append(Timestamp.milliseconds(to))
+        }
+        if let search, !search.isEmpty {
+            // Text anywhere in the note or the external_id (`instr`: no LIKE wildcards to
+            // escape), or the amount itself when the text is a number.
+            bounds += " AND (instr(lower(COALESCE(note, '')), ?) > 0 OR instr(lower(COALESCE(external_id, '')), ?) > 0"
+            // SQLite's lower() folds ASCII letters alone; so is the text searched for.
+            let folded = String(search.unicodeScalars.map { $0.isASCII ? Character(String($0).lowercased()) : Character($0) })
+            arguments += [folded, folded]
+            if let number = try? Amount.parse(search) {
+                bounds += " OR amount IN (?, ?)"
+                arguments += [Amount.plainText(abs(number)), Amount.plainText(-abs(number))]
+            }
+            bounds += ")"
         }
         self.bounds = bounds
         boundArguments = arguments

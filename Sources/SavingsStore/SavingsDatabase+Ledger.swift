@@ -16,12 +16,16 @@ public struct TransactionFilter: Sendable, Equatable {
     public var from: Date?
     public var to: Date?
     public var limit: Int
+    /// Only rows whose note or external_id holds this text (ASCII letters in any case), or
+    /// whose amount is this number, either sign.
+    public var search: String?
     /// Continue after this (date, id) position, newest first.
     public var after: (date: String, id: String)?
 
     public init(asset: String? = nil, goal: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = 100,
-                after: (date: String, id: String)? = nil) {
+                after: (date: String, id: String)? = nil, search: String? = nil) {
         self.asset = asset
+        self.search = search
         self.goal = goal
         self.from = from
         self.to = to
@@ -30,7 +34,7 @@ public struct TransactionFilter: Sendable, Equatable {
     }
 
     public static func == (a: TransactionFilter, b: TransactionFilter) -> Bool {
-        a.asset == b.asset && a.goal == b.goal && a.from == b.from && a.to == b.to && a.limit == b.limit
+        a.asset == b.asset && a.goal == b.goal && a.from == b.from && a.to == b.to && a.limit == b.limit && a.search == b.search
             && a.after?.date == b.after?.date && a.after?.id == b.after?.id
     }
 }
@@ -143,12 +147,22 @@ extension SavingsDatabase {
                 included = included?.intersection(funding) ?? funding
             }
             guard filter.limit > 0, included?.isEmpty != true else { return [] }
-            let refs = try NewestTransactions(db, from: filter.from, to: filter.to)
+            let refs = try NewestTransactions(db, from: filter.from, to: filter.to, search: filter.search)
                 .refs(of: included, after: filter.after, limit: filter.limit)
             return try refs.map { ref in
                 guard let record = try TransactionRecord.fetchOne(ref: ref, db) else { throw StoreError.corrupt("transaction row \(ref)") }
                 return try record.transaction()
             }
+        }
+    }
+
+    /// One transaction by its id.
+    public func transaction(_ id: String) async throws -> AssetTransaction {
+        try await read { db in
+            guard let uuid = UUID(uuidString: id), let record = try TransactionRecord.fetchOne(publicID: uuid, db) else {
+                throw DomainError.notFound("transaction", id)
+            }
+            return try record.transaction()
         }
     }
 
@@ -159,6 +173,66 @@ extension SavingsDatabase {
             }
             try db.execute(sql: "DELETE FROM asset_transaction WHERE ref = ?", arguments: [record.ref])
             return try record.transaction()
+        }
+    }
+
+    /// What `updateTransaction` changes; nil leaves a field as it is (`note: .some(nil)` clears it).
+    public struct TransactionChange: Sendable, Equatable {
+        public var amount: Decimal?
+        public var date: Date?
+        public var note: String??
+
+        public init(amount: Decimal? = nil, date: Date? = nil, note: String?? = nil) {
+            self.amount = amount
+            self.date = date
+            self.note = note
+        }
+    }
+
+    /// Changes a transaction's amount, date or note in place: its id, asset, source and
+    /// external_id stay (an edited import row is still found by its id when the file comes
+    /// again, so it is not imported twice). A watched asset's rows are the chain's
+    /// (`watched_asset`); a contribution's row keeps its amount and date (undo the
+    /// contribution instead).
+    public func updateTransaction(_ id: String, change: TransactionChange) async throws -> (before: AssetTransaction, after: AssetTransaction) {
+        try await write { db in
+            guard let uuid = UUID(uuidString: id), let record = try TransactionRecord.fetchOne(publicID: uuid, db) else {
+                throw DomainError.notFound("transaction", id)
+            }
+            let before = try record.transaction()
+            try Self.refuseIfWatched(assetID: record.assetID, db)
+            var after = before
+            if let amount = change.amount { after.amount = amount }
+            if let date = change.date { after.date = Timestamp.truncatedToMilliseconds(date) }
+            if let note = change.note { after.note = note }
+            guard after != before else { return (before, after) }
+            if after.amount != before.amount || after.date != before.date,
+               let goal = try String.fetchOne(db, sql: """
+                   SELECT g.name FROM contribution c JOIN goal_ref r ON r.ref = c.goal JOIN goal g ON g.id = r.id
+                    WHERE c.transaction_ref = ? AND c.undone_at IS NULL LIMIT 1
+                   """, arguments: [record.ref]) {
+                throw DomainError(.conflict, "this transaction records a contribution to '\(goal)': its note can change, but to change its amount or date undo the contribution and record it again",
+                                  details: ["field": after.amount != before.amount ? "amount" : "date"])
+            }
+            let amountText = Amount.plainText(after.amount), date = Timestamp.milliseconds(after.date)
+            let stored = ExternalKeys.stored(before.externalID, dateText: Timestamp.format(after.date), amountText: amountText, note: after.note)
+            var key = record.externalKey
+            if let text = stored.text, record.storedExternalID != text || key == nil {
+                guard let free = try ExternalKeys.freeKey(asset: try Self.assetRef(record.assetID, db), home: ExternalKeys.home(text), db) else {
+                    throw DomainError(.conflict, "external_id '\(text)' cannot be stored: too many ids of this asset share its key",
+                                      details: ["field": "external_id"])
+                }
+                key = free
+            } else if stored.text == nil {
+                key = nil
+            }
+            let kind = TransactionKind(source: before.source, contentKeyed: stored.contentKeyed)
+            try db.execute(sql: """
+                UPDATE asset_transaction SET amount = ?, date = ?, note = ?, kind = ?, external_key = ?, external_id = ? WHERE ref = ?
+                """, arguments: [amountText, date, after.note, kind.code, key, stored.text, record.ref])
+            // The asset's total follows by trigger; its newest date only grows.
+            try Self.addToBalance(assetID: record.assetID, amount: "0", newest: date, db)
+            return (before, after)
         }
     }
 

@@ -26,6 +26,7 @@ enum Assets {
         .plan { margin-bottom: 1.5rem; }
         .plan h2, .plan h3 { margin: 0; font-size: 1.15rem; }
         form.row { display: inline-flex; flex-wrap: wrap; gap: 0.5rem; align-items: baseline; margin: 0.25rem 1rem 0.25rem 0; }
+        form.inline { display: inline; margin-left: 0.5rem; }
         button { font: inherit; padding: 0.3rem 0.8rem; }
         input, select { font: inherit; max-width: 100%; }
         input[type=range] { width: min(20rem, 70vw); vertical-align: middle; }

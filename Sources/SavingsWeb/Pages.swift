@@ -23,6 +23,7 @@ struct Pages: Sendable {
         try library.register(EntityForm.template, named: "entityForm")
         try library.register(Self.ratesTemplate, named: "rates")
         try library.register(Self.transactionsTemplate, named: "transactions")
+        try library.register(Self.transactionTemplate, named: "transaction")
         try library.register(Self.allocationsTemplate, named: "allocations")
         self.library = library
     }

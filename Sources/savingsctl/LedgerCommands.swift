@@ -4,7 +4,7 @@ import SavingsRPC
 
 struct TxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "tx", abstract: "Record and list transactions.", subcommands: [Add.self, List.self, Remove.self, Import.self])
+        commandName: "tx", abstract: "Record and list transactions.", subcommands: [Add.self, List.self, Edit.self, Remove.self, Import.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Record a deposit (or a withdrawal with a negative amount).")
@@ -35,10 +35,11 @@ struct TxCommand: ParsableCommand {
         @Option(help: "To date or timestamp.") var to: String?
         @Option(help: "Page size.") var limit: Int?
         @Option(help: "Cursor of the next page.") var cursor: String?
+        @Option(help: "Only transactions whose note or external id holds this text, or whose amount is this number.") var search: String?
 
         func run() throws {
             var params: [String: JSONValue] = [:]
-            for case let (key, value?) in [("asset", asset), ("goal", goal), ("from", from), ("to", to), ("cursor", cursor)] {
+            for case let (key, value?) in [("asset", asset), ("goal", goal), ("from", from), ("to", to), ("cursor", cursor), ("search", search)] {
                 params[key] = .string(value)
             }
             if let limit { params["limit"] = .int(limit) }
@@ -50,6 +51,26 @@ struct TxCommand: ParsableCommand {
                 table.rows = txs.map { [Render.text($0["date"]), Render.text($0["amount"]), Render.text($0["note"]), Render.text($0["id"])] }
                 let next = result["next_cursor"].flatMap(\.stringValue).map { "\nmore: --cursor '\($0)'" } ?? ""
                 return table.rendered + next
+            }
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a transaction's amount, date or note.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Transaction id.") var transaction: String
+        @Option(help: "New signed amount in the asset's units.") var amount: String?
+        @Option(help: "New date: YYYY-MM-DD (the start of that day) or an ISO 8601 timestamp.") var date: String?
+        @Option(help: "New note (\"\" removes it).") var note: String?
+
+        func run() throws {
+            var params: [String: JSONValue] = ["transaction": .string(transaction)]
+            for case let (key, value?) in [("amount", amount), ("date", date), ("note", note)] { params[key] = .string(value) }
+            let session = try ClientSession(global)
+            session.output(try session.call("tx.update", params)) { result in
+                let tx = result["transaction"] ?? .null
+                return "changed transaction \(transaction): \(Render.text(tx["amount"])) at \(Render.text(tx["date"]))"
+                    + (tx["note"]?.stringValue.map { ", \($0)" } ?? "")
             }
         }
     }

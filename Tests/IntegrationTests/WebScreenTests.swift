@@ -217,6 +217,41 @@ extension WebTests {
         let deleted = try session.post("/assets/\(id)/transactions/delete", "transaction=\(tx)")
         #expect(deleted.status == 303)
         #expect(try daemon.call("tx.list", ["asset": "Bank"])["transactions"]?.arrayValue?.count == 60)
+
+        // Search, kept in the link to older rows.
+        let found = try session.get("/assets/\(id)/transactions?search=groceries")
+        #expect(found.body.components(separatedBy: "<th scope=\"row\">").count - 1 == 1 && found.body.contains("value=\"groceries\""), "\(found.body)")
+        let none = try session.get("/assets/\(id)/transactions?search=%3Cb%3E")
+        #expect(none.body.contains("No transactions here containing “&lt;b&gt;”"), "\(none.body)")
+
+        // Changed from its own page: only what was changed is sent, the time of day stays.
+        let groceries = try #require(try daemon.call("tx.list", ["asset": "Bank", "search": "groceries"])["transactions"]?.arrayValue?.first)
+        let gid = try #require(groceries["id"]?.stringValue)
+        let form = try session.get("/assets/\(id)/transactions/\(gid)")
+        #expect(form.status == 200 && form.body.contains("value=\"-25.50\"") && form.body.contains("value=\"Groceries\""), "\(form.body)")
+        let day = try #require(form.body.firstMatch(of: /name="was_date" value="([0-9-]+)"/)).1
+        let stamp = try #require(groceries["date"]?.stringValue)
+        let fields = "was_amount=-25.50&was_date=\(day)&was_note=Groceries&stamp=\(stamp)"
+        let unchanged = try session.post("/assets/\(id)/transactions/\(gid)", fields + "&amount=-25.50&date=\(day)&note=Groceries")
+        #expect(unchanged.status == 303)
+        let moved = try session.post("/assets/\(id)/transactions/\(gid)", fields + "&amount=-30&date=2026-03-18&note=Groceries")
+        #expect(moved.status == 303 && moved.headers["location"] == "/assets/\(id)/transactions")
+        let after = try daemon.call("tx.get", ["transaction": .string(gid)])
+        #expect(after["amount"] == "-30.00" && after["note"] == "Groceries", "\(after)")
+        #expect(after["date"]?.stringValue.map { Self.sameTimeOfDay($0, stamp) } == true, "\(after)")
+        let refusedEdit = try session.post("/assets/\(id)/transactions/\(gid)", fields + "&amount=lots&date=2026-03-18&note=Groceries")
+        #expect(refusedEdit.status == 422 && refusedEdit.body.contains("value=\"lots\"") && refusedEdit.body.contains("role=\"alert\""), "\(refusedEdit.body)")
+        #expect(try session.get("/assets/\(id)/transactions/00000000-0000-4000-8000-000000000000").status == 404)
+    }
+
+    /// Whether two timestamps show the same time of day on this machine's clock.
+    static func sameTimeOfDay(_ a: String, _ b: String) -> Bool {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let parse = { (text: String) in formatter.date(from: text) }
+        guard let a = parse(a), let b = parse(b) else { return false }
+        let calendar = Calendar.current
+        return calendar.dateComponents([.hour, .minute, .second], from: a) == calendar.dateComponents([.hour, .minute, .second], from: b)
     }
 
     /// An asset's shares among goals from the page: what is free shown, a share set and

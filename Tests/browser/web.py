@@ -137,8 +137,13 @@ def main():
             goal_id = daemon.call("goal.get", {"goal": "Japan trip"})["id"]
             # A long link in a goal's notes (found by trying the view: it widened the page to 1,067 px).
             daemon.call("goal.update", {"goal": "Japan trip", "notes": "https://example.com/" + "a-very-long-path-segment" * 20})
-            for path, screen in [("", "the dashboard"), ("assets", "the assets"), ("saved", "I saved"), ("goals/new", "a new goal"), ("assets/new", "a new asset"), ("rates", "the rates"), (f"assets/{daemon.call('asset.list')['assets'][0]['id']}/transactions", "an asset's transactions"),
-                                 (f"assets/{daemon.call('asset.list')['assets'][0]['id']}/allocations", "an asset's allocations"),
+            asset_id = daemon.call("asset.list")["assets"][0]["id"]
+            tx_id = daemon.call("tx.list", {"asset": asset_id, "limit": 1})["transactions"][0]["id"]
+            for path, screen in [("", "the dashboard"), ("assets", "the assets"), ("saved", "I saved"), ("goals/new", "a new goal"), ("assets/new", "a new asset"), ("rates", "the rates"),
+                                 (f"assets/{asset_id}/transactions", "an asset's transactions"),
+                                 (f"assets/{asset_id}/transactions?search=a", "a search of transactions"),
+                                 (f"assets/{asset_id}/transactions/{tx_id}", "a transaction's changes"),
+                                 (f"assets/{asset_id}/allocations", "an asset's allocations"),
                                  (f"goals/{goal_id}/edit", "a goal's changes"),
                                  (f"goals/{goal_id}", "a goal"), ("plans", "planning"), ("month", "the month")]:
                 page.goto(base + path)

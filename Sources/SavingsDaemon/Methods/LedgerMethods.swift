@@ -41,13 +41,15 @@ enum LedgerMethods {
                 .optional("to", .string, "up to this date (whole day) or timestamp"),
                 .optional("limit", .integer(min: 1, max: maxPage), "page size (default 100)"),
                 .optional("cursor", .string, "next_cursor of the previous page"),
+                .optional("search", .string, "only transactions whose note or external_id holds this text (ASCII letters in any case), or whose amount is this number, either sign (at most 200 characters)"),
             ],
             result: ResultSpec("transactions", "{\"transactions\": [...], \"next_cursor\": string|null}", schema: ["type": "object"]),
             writes: false)) { params, _ in
             let limit = params.int("limit") ?? 100
             var filter = TransactionFilter(asset: params.string("asset"), goal: params.string("goal"),
                                            from: try context.bound(params.string("from"), field: "from"),
-                                           to: try context.bound(params.string("to"), field: "to", endOfDay: true), limit: limit)
+                                           to: try context.bound(params.string("to"), field: "to", endOfDay: true), limit: limit,
+                                           search: try Self.search(params.string("search")))
             if let cursor = params.string("cursor") {
                 let parts = cursor.split(separator: "|", maxSplits: 1).map(String.init)
                 guard parts.count == 2, (try? Timestamp.parse(parts[0], field: "cursor")) != nil, UUID(uuidString: parts[1]) != nil else {
@@ -70,6 +72,41 @@ enum LedgerMethods {
             writes: true)) { params, _ in
             let transaction = try await database.deleteTransaction(try params.requiredString("transaction"))
             return ["deleted": true, "transaction": Wire.transaction(transaction, asset: nil)]
+        }
+
+        registry.register(MethodSpec(
+            "tx.get", summary: "One transaction by its id.",
+            params: [.required("transaction", .string, "the transaction id")],
+            result: ResultSpec("transaction", "the transaction", schema: ["type": "object"]),
+            writes: false)) { params, _ in
+            let transaction = try await database.transaction(try params.requiredString("transaction"))
+            return Wire.transaction(transaction, asset: try await database.asset(transaction.assetID.uuidString))
+        }
+
+        registry.register(MethodSpec(
+            "tx.update", summary: "Change a transaction's amount, date or note; its id, asset and external_id stay.",
+            params: [
+                .required("transaction", .string, "the transaction id"),
+                .optional("amount", .decimal, "the new signed amount in the asset's units"),
+                .optional("date", .string, "the new date: an ISO 8601 timestamp, or a date YYYY-MM-DD (the start of that day in the configured zone)"),
+                ParamSpec("note", .string, nullable: true, "the new note; null or \"\" removes it"),
+            ],
+            result: ResultSpec("updated", "{\"transaction\": ..., \"before\": ...}", schema: ["type": "object"]),
+            writes: true)) { params, _ in
+            var change = SavingsDatabase.TransactionChange()
+            if let amount = params.decimalText("amount") { change.amount = try AssetTransaction.validAmount(amount) }
+            if let date = params.string("date") { change.date = try context.effectiveDate(date) }
+            if params.isNull("note") || params.string("note") == "" {
+                change.note = .some(nil)
+            } else if let note = params.string("note") {
+                change.note = .some(try GoalRules.validNotes(note))
+            }
+            guard change != SavingsDatabase.TransactionChange() else {
+                throw RPCError.invalidParams("nothing to update: give at least one of amount, date, note")
+            }
+            let (before, after) = try await database.updateTransaction(try params.requiredString("transaction"), change: change)
+            let asset = try await database.asset(after.assetID.uuidString)
+            return ["transaction": Wire.transaction(after, asset: asset), "before": Wire.transaction(before, asset: asset)]
         }
 
         registry.register(MethodSpec(
@@ -139,6 +176,13 @@ enum LedgerMethods {
             let assets = try await database.assetsByID()
             return ["history": .array(entries.map { Wire.historyEntry($0, asset: assets[$0.assetID]) })]
         }
+    }
+
+    /// A search text, bounded: it runs against every row in range.
+    static func search(_ text: String?) throws -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard text.count <= 200 else { throw DomainError.invalidField("search", "at most 200 characters") }
+        return text
     }
 
     static func line(_ line: AssetFigures.Line, asset: Asset) -> JSONValue {
