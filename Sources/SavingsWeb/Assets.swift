@@ -27,6 +27,8 @@ enum Assets {
         .plan h2, .plan h3 { margin: 0; font-size: 1.15rem; }
         form.row { display: inline-flex; flex-wrap: wrap; gap: 0.5rem; align-items: baseline; margin: 0.25rem 1rem 0.25rem 0; }
         form.inline { display: inline; margin-left: 0.5rem; }
+        dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; overflow-wrap: anywhere; }
+        dl.facts dd { margin: 0; }
         button { font: inherit; padding: 0.3rem 0.8rem; }
         input, select { font: inherit; max-width: 100%; }
         input[type=range] { width: min(20rem, 70vw); vertical-align: middle; }

@@ -19,8 +19,9 @@ struct EntityForm: Sendable {
     /// "goal" or "asset": the paths (/goals, /assets), the methods, the words.
     var noun: String
     var fields: [Field]
-    /// After "Change": a second form that archives (or another last step), its path's last part and words.
-    var retire: (path: String, method: String, label: String, help: String, params: [String: JSONValue])?
+    /// After "Change": a second form that archives (or another last step), its path's last part and words;
+    /// with a `question`, it is asked first (the name put for `%@`), and `back` is where it leads after.
+    var retire: (path: String, method: String, label: String, help: String, params: [String: JSONValue], question: String?, back: String)?
 
     var plural: String { noun + "s" }
 
@@ -37,7 +38,7 @@ struct EntityForm: Sendable {
         Field(name: "currency", label: "Currency", help: "a code: EUR, USD, BTC", initial: "EUR"),
         Field(name: "deadline", label: "Reach it by", input: .text(type: "date", inputmode: nil)),
         Field(name: "notes", label: "Notes", input: .area, required: false),
-    ], retire: ("archive", "goal.archive", "Archive this goal", "it leaves the dashboard and the plans; it can be restored", [:]))
+    ], retire: ("archive", "goal.archive", "Archive this goal", "it leaves the dashboard and the plans; it can be restored", [:], nil, "/"))
 
     static let asset = EntityForm(noun: "asset", fields: [
         Field(name: "name", label: "Name"),
@@ -45,7 +46,9 @@ struct EntityForm: Sendable {
         Field(name: "currency", label: "Currency or coin", help: "a code: EUR, USD, BTC, ETH", initial: "EUR"),
         Field(name: "address", label: "Address", required: false, help: "a wallet address or an account reference (optional)"),
         Field(name: "notes", label: "Notes", input: .area, required: false),
-    ], retire: nil)
+    ], retire: ("delete", "asset.delete", "Delete this asset", "with its transactions and shares, after a question", ["force": true],
+                "%@ goes for good, with every transaction of it, its shares among goals and their history; the goals keep only what other assets hold. This cannot be undone: a backup (Backup and export) keeps a copy.",
+                "/assets"))
 
     /// The form's page: for a new one (`id` nil) or for changing `id`.
     func page(_ entered: [String: String], id: String?, csrf: String, problem: String?, pages: Pages) -> String {
@@ -157,7 +160,18 @@ extension Screens {
         if let retire = form.retire {
             router.post(RouterPath(base + "/:id/" + retire.path)) { request, context in
                 let id = context.parameters.get("id") ?? ""
-                return await act(request, retire.method, back: { _, _ in "/" }) { _ in retire.params.merging([form.noun: .string(id)]) { a, _ in a } } refused: { _, problem in
+                return await act(request, retire.method, ask: { posted in
+                    guard let question = retire.question, posted["confirm"] != "yes" else { return nil }
+                    do {
+                        let name = try await daemon.call("\(form.noun).get", [form.noun: .string(id)])["name"]?.stringValue ?? id
+                        return WebServer.html(pages.question("\(retire.label.replacingOccurrences(of: "this \(form.noun)", with: name))?",
+                                                             question.replacingOccurrences(of: "%@", with: name),
+                                                             action: "\(base)/\(Pages.pathText(id))/\(retire.path)", yes: "Yes, \(retire.label.lowercased())",
+                                                             back: "\(base)/\(Pages.pathText(id))/edit", csrf: csrf))
+                    } catch {
+                        return WebServer.problem(error, pages: pages)
+                    }
+                }, back: { _, _ in retire.back }) { _ in retire.params.merging([form.noun: .string(id)]) { a, _ in a } } refused: { _, problem in
                     WebServer.html(pages.problem(problem.message), status: Self.status(problem))
                 }
             }

@@ -24,6 +24,8 @@ struct Pages: Sendable {
         try library.register(Self.ratesTemplate, named: "rates")
         try library.register(Self.transactionsTemplate, named: "transactions")
         try library.register(Self.transactionTemplate, named: "transaction")
+        try library.register(Self.watchTemplate, named: "watch")
+        try library.register(Self.questionTemplate, named: "question")
         try library.register(Self.allocationsTemplate, named: "allocations")
         self.library = library
     }
@@ -110,7 +112,7 @@ struct Pages: Sendable {
                 "unallocated": text("unallocated"), "value": text("value"), "valueCurrency": text("value_currency"),
                 "overAllocated": asset["over_allocated"]?.boolValue == true,
                 "allocations": (asset["allocations"]?.arrayValue ?? []).map { ["goal": $0["goal_name"]?.stringValue ?? "", "amount": $0["amount"]?.stringValue ?? ""] },
-                "watched": watch != nil,
+                "watched": watch != nil, "crypto": text("kind") == "crypto",
                 "watchState": watch.map(Self.watchState) ?? "",
             ]
         }
@@ -129,6 +131,20 @@ struct Pages: Sendable {
 
     /// Text for HTML, as Mustache's `{{...}}` escapes it (`HTMLText`, shared with the report).
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
+
+    /// A question before a change that cannot be taken back: what it does, then a button that
+    /// sends the same form again with `confirm=yes`, and a way back.
+    func question(_ heading: String, _ detail: String, action: String, yes: String, back: String, csrf: String) -> String {
+        page(body: render("question", ["heading": heading, "detail": detail, "action": action, "yes": yes, "back": back, "csrf": csrf]),
+             title: heading)
+    }
+
+    static let questionTemplate = """
+        <section class="banner" role="alert" aria-labelledby="question-h"><h1 id="question-h">{{heading}}</h1>
+        <p>{{detail}}</p>
+        <form method="post" action="{{action}}" class="row"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="confirm" value="yes">
+        <button type="submit">{{yes}}</button> <a href="{{back}}">Cancel</a></form></section>
+        """
 
     /// A page saying what went wrong and what to do next.
     func problem(_ message: String, title: String = "savingsd") -> String {
@@ -226,7 +242,7 @@ struct Pages: Sendable {
         <p><a href="/assets/new">New asset</a></p>
         <ul class="assets">
         {{#assets}}
-        <li class="asset"><h3>{{name}}</h3> <a href="/assets/{{id}}/transactions">Transactions of {{name}}</a> · <a href="/assets/{{id}}/allocations">Allocations of {{name}}</a> · <a href="/assets/{{id}}/edit">Change {{name}}</a>
+        <li class="asset"><h3>{{name}}</h3> <a href="/assets/{{id}}/transactions">Transactions of {{name}}</a> · <a href="/assets/{{id}}/allocations">Allocations of {{name}}</a> · <a href="/assets/{{id}}/edit">Change {{name}}</a>{{#crypto}} · <a href="/assets/{{id}}/chain">{{name}} on-chain</a>{{/crypto}}
         <p>{{balance}} {{currency}} ({{kind}}){{#value}} · worth {{value}} {{valueCurrency}}{{/value}} · free {{unallocated}} {{currency}}</p>
         {{#overAllocated}}<p class="banner" role="alert">More is allocated than the balance holds.</p>{{/overAllocated}}
         {{#allocations}}<p>{{amount}} {{currency}} for {{goal}}</p>{{/allocations}}

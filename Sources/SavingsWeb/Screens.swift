@@ -46,6 +46,7 @@ struct Screens: Sendable {
         addRates(to: router)
         addTransactions(to: router)
         addAllocations(to: router)
+        addWatch(to: router)
         router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }
         router.get("/plans") { request, _ in await planning(Self.query(request)) }
         router.get("/month") { _, _ in await month() }

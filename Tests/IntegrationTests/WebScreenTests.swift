@@ -331,3 +331,61 @@ extension WebTests {
         #expect(missing.body.contains("no goal matches"), "\(missing.body)")
     }
 }
+
+/// A crypto asset's chain watched, synced and stopped from its page; an asset deleted after a
+/// question; each checked over the socket.
+extension WebTests {
+    @Test func aWatchIsSetUpSyncedAndStoppedFromThePage() throws {
+        let tip = 900_000
+        let stub = try BlockbookStub(height: tip)
+        stub.set(OnchainTests.xpub, .init(transactions: OnchainTests.wallet(tip: tip), balance: "269990019"))
+        let daemon = try OnchainTests.daemon(["bitcoin": ("blockbook", stub.url)])
+        _ = try daemon.call("asset.create", ["name": "Cold", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
+        let cold = try #require(try daemon.call("asset.get", ["asset": "Cold"])["id"]?.stringValue)
+        let bank = try #require(try daemon.call("asset.get", ["asset": "Bank"])["id"]?.stringValue)
+        let session = try Session(daemon)
+        let assets = try session.get("/assets").body
+        #expect(assets.contains("href=\"/assets/\(cold)/chain\"") && !assets.contains("href=\"/assets/\(bank)/chain\""), "\(assets)")
+        #expect(try session.get("/assets/\(bank)/chain").body.contains("there is no chain to watch"))
+
+        // A typo in the key: refused before any request, what was entered kept.
+        let typo = String(OnchainTests.xpub.dropLast()) + "9"
+        let refused = try session.post("/assets/\(cold)/chain", "chain=bitcoin&xpub=\(typo)&addresses=&token=&min_confirmations=1")
+        #expect(refused.status == 422 && refused.body.contains("invalid_watch") && refused.body.contains("value=\"\(typo)\""), "\(refused.body)")
+        #expect(stub.http.requests.isEmpty)
+        let unconfigured = try session.post("/assets/\(cold)/chain", "chain=litecoin&xpub=&addresses=ltc1qexample&min_confirmations=1")
+        #expect(unconfigured.status == 422 && unconfigured.body.contains("role=\"alert\""), "\(unconfigured.body)")
+
+        let watched = try session.post("/assets/\(cold)/chain", "chain=bitcoin&xpub=\(OnchainTests.xpub)&addresses=&token=&min_confirmations=1")
+        #expect(watched.status == 303 && watched.headers["location"] == "/assets/\(cold)/chain")
+        #expect(try daemon.call("asset.get", ["asset": "Cold"])["watch"]?["chain"] == "bitcoin")
+        let synced = try session.post("/assets/\(cold)/chain/sync", "")
+        #expect(synced.status == 303 && synced.headers["location"]?.contains("/chain?added=") == true, "\(synced.headers)")
+        let page = try session.get(synced.headers["location"] ?? "")
+        #expect(page.body.contains("Synced: ") && page.body.contains("Stop watching") && page.body.contains("xpub661M"), "\(page.body)")
+        #expect(try daemon.call("asset.get", ["asset": "Cold"])["balance"] == "2.69990019")
+        // A watched asset takes no transaction by hand: the page says where to go instead.
+        let byHand = try session.post("/assets/\(cold)/transactions", "amount=1&date=&note=x")
+        #expect(byHand.status == 422 && byHand.body.contains("On-chain page"), "\(byHand.body)")
+
+        #expect(try session.post("/assets/\(cold)/chain/unwatch", "").status == 303)
+        let asset = try daemon.call("asset.get", ["asset": "Cold"])
+        #expect(asset["watch"] == .null && asset["balance"] == "2.69990019", "stopping keeps what was imported")
+    }
+
+    @Test func anAssetIsDeletedAfterAQuestion() throws {
+        let daemon = try DaemonProcess()
+        try daemon.dedicatedAccount("Bank", goal: "Bike", target: "800", amount: "200")
+        let id = try #require(try daemon.call("asset.get", ["asset": "Bank"])["id"]?.stringValue)
+        let session = try Session(daemon)
+        #expect(try session.get("/assets/\(id)/edit").body.contains("action=\"/assets/\(id)/delete\""))
+        let question = try session.post("/assets/\(id)/delete", "")
+        #expect(question.status == 200 && question.body.contains("Delete Bank?") && question.body.contains("name=\"confirm\" value=\"yes\""), "\(question.body)")
+        #expect(try daemon.call("asset.list")["assets"]?.arrayValue?.count == 1, "a question writes nothing")
+        let deleted = try session.post("/assets/\(id)/delete", "confirm=yes")
+        #expect(deleted.status == 303 && deleted.headers["location"] == "/assets")
+        #expect(try daemon.call("asset.list")["assets"]?.arrayValue?.isEmpty == true)
+        #expect(try daemon.call("goal.get", ["goal": "Bike"])["current_total"] == "0.00")
+    }
+}

@@ -138,12 +138,16 @@ def main():
             # A long link in a goal's notes (found by trying the view: it widened the page to 1,067 px).
             daemon.call("goal.update", {"goal": "Japan trip", "notes": "https://example.com/" + "a-very-long-path-segment" * 20})
             asset_id = daemon.call("asset.list")["assets"][0]["id"]
+            asset_count = len(daemon.call("asset.list")["assets"])
             tx_id = daemon.call("tx.list", {"asset": asset_id, "limit": 1})["transactions"][0]["id"]
+            crypto_id = next(a["id"] for a in daemon.call("asset.list")["assets"] if a["kind"] == "crypto")
             for path, screen in [("", "the dashboard"), ("assets", "the assets"), ("saved", "I saved"), ("goals/new", "a new goal"), ("assets/new", "a new asset"), ("rates", "the rates"),
                                  (f"assets/{asset_id}/transactions", "an asset's transactions"),
                                  (f"assets/{asset_id}/transactions?search=a", "a search of transactions"),
                                  (f"assets/{asset_id}/transactions/{tx_id}", "a transaction's changes"),
                                  (f"assets/{asset_id}/allocations", "an asset's allocations"),
+                                 (f"assets/{crypto_id}/chain", "an asset's chain watch"),
+                                 (f"assets/{asset_id}/edit", "an asset's changes"),
                                  (f"goals/{goal_id}/edit", "a goal's changes"),
                                  (f"goals/{goal_id}", "a goal"), ("plans", "planning"), ("month", "the month")]:
                 page.goto(base + path)
@@ -152,6 +156,12 @@ def main():
                 wide = page.evaluate("document.documentElement.scrollWidth")
                 check(f"{screen} fits a 375 px phone", wide <= 375, f"{wide} px wide")
                 page.set_viewport_size({"width": 390, "height": 844})
+            # The question before a deletion, and its way back.
+            page.goto(base + f"assets/{asset_id}/edit")
+            page.get_by_role("button", name="Delete this asset").click()
+            axe_clean(page, "the question before deleting an asset")
+            page.get_by_role("link", name="Cancel").click()
+            check("cancelling the question deletes nothing", len(daemon.call("asset.list")["assets"]) == asset_count, page.url)
             page.goto(base)
 
             # Eight tabs of one browser, all live (a browser opens six connections to one server;
