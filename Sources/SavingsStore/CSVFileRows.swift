@@ -99,7 +99,7 @@ struct CSVFileRows: Sendable {
             } catch let failure as ImportFileFailure {
                 throw failure.error
             } catch let error as DomainError {
-                try body(.failure(.init(line: record.line, reason: error.message)))
+                try body(.failure(.init(line: record.line, reason: error.message, unmappedCode: error.details["unmapped"])))
             }
         }
         while true {

@@ -7,6 +7,14 @@ public struct CSVImportResult: Sendable, Equatable {
     public struct Problem: Error, Sendable, Equatable {
         public var line: Int
         public var reason: String
+        /// The file's asset code the row was refused for, when no asset is given for it.
+        public var unmappedCode: String?
+
+        public init(line: Int, reason: String, unmappedCode: String? = nil) {
+            self.line = line
+            self.reason = reason
+            self.unmappedCode = unmappedCode
+        }
     }
 
     /// One asset's share of the file.
@@ -51,6 +59,8 @@ public struct CSVImportResult: Sendable, Equatable {
     public var assets: [AssetSummary] = []
     /// The file's asset codes without an asset, and their rows (skipped).
     public var unmapped: [String: Int] = [:]
+    /// Rows refused because their code has no asset (the rules' `unmapped = "error"`), by code.
+    public var codesWithoutAsset: [String: Int] = [:]
     public var preview: [PreviewRow] = []
     public var dryRun = false
     /// Nothing was written because of a problem (a bad row without `partial`, or a running
@@ -328,6 +338,7 @@ extension CSVImportResult {
     /// Keeps the first problems in full and counts the rest.
     mutating func record(_ problem: Problem) {
         problemCount += 1
+        if let code = problem.unmappedCode { codesWithoutAsset[code, default: 0] += 1 }
         if problems.count < 100 { problems.append(problem) }
     }
 }

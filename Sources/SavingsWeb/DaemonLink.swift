@@ -1,4 +1,7 @@
+import AsyncAlgorithms
+import Foundation
 import NIOCore
+import NIOConcurrencyHelpers
 import NIOExtras
 import NIOPosix
 import SavingsCLI
@@ -26,6 +29,9 @@ public struct DaemonLink: Sendable {
             case .unreachable(let reason): "savingsd cannot be reached: \(reason). It may be stopped or restarting; reload this page in a moment."
             }
         }
+
+        /// Any error as a failure (one from `async let` comes untyped).
+        public static func of(_ error: any Error) -> Failure { (error as? Failure) ?? .unreachable("\(error)") }
 
         /// The daemon's error kind (`read_only`, `not_found`, ...), when it answered one.
         public var kind: String? {
@@ -155,6 +161,150 @@ public struct DaemonLink: Sendable {
                 }
             }
         }
+    }
+
+    /// Calls an *upload* method (`tx.import`, `data.import`): `file` goes over the connection in
+    /// the chunks the daemon's `upload.ready` allows ("Files over the connection"), and the
+    /// answer follows once the daemon has used it. A refusal before the file is the answer.
+    public func upload(_ method: String, _ params: [String: JSONValue], file: [UInt8]) async throws(Failure) -> JSONValue {
+        var params = params
+        params["upload"] = ["size": .int(file.count)]
+        let channel = try await connect()
+        var answer: Answer?
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(Self.requestLine(method, params))
+                for try await line in inbound {
+                    let bytes = Array(buffer: line)
+                    guard let members = JSONParser.members(of: bytes) else {
+                        throw Failure.unreachable("an answer to \(method) that is not a JSON object")
+                    }
+                    if members.contains(where: { $0.key == "id" }) {
+                        answer = Answer(bytes: bytes, members: members)
+                        return
+                    }
+                    let message = try JSONParser.parse(bytes)
+                    guard message["method"]?.stringValue == "upload.ready" else { continue }
+                    // Chunks as large as the daemon takes, within reason.
+                    let size = min(max(message["params"]?["max_chunk_bytes"]?.intValue ?? 65_536, 1_024), 1 << 20)
+                    var offset = 0
+                    while offset < file.count {
+                        let end = min(offset + size, file.count)
+                        let data = Data(file[offset..<end]).base64EncodedString()
+                        try await outbound.write(Self.notificationLine("upload.chunk", ["id": 1, "data": .string(data)]))
+                        offset = end
+                    }
+                    try await outbound.write(Self.notificationLine("upload.end", ["id": 1]))
+                }
+            }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .unreachable("\(error)")
+        }
+        guard let answer else { throw .unreachable("the connection ended before the answer to \(method)") }
+        return try Self.result(of: answer, method: method)
+    }
+
+    /// A *download* under way: its size, then its bytes as they come (the daemon waits while
+    /// they are not taken); the sequence fails if the daemon's answer is an error or the
+    /// connection ends early. `cancel` ends it (the browser gone).
+    public struct Download: Sendable {
+        public let bytes: Int
+        public let chunks: AsyncThrowingChannel<ByteBuffer, any Error>
+        let task: Task<Void, Never>
+
+        public func cancel() { task.cancel() }
+    }
+
+    /// Calls a *download* method (`db.backup`, `data.export`) and returns once the daemon has
+    /// said how large the file is; a refusal before that is thrown.
+    public func download(_ method: String, _ params: [String: JSONValue] = [:]) async throws(Failure) -> Download {
+        var params = params
+        params["download"] = true
+        let channel = try await connect()
+        let chunks = AsyncThrowingChannel<ByteBuffer, any Error>()
+        let started = Started()
+        let task = Task {
+            let underlying = channel.channel
+            do {
+                try await withTaskCancellationHandler {
+                    try await channel.executeThenClose { inbound, outbound in
+                        try await outbound.write(Self.requestLine(method, params))
+                        var expected = 0, received = 0
+                        for try await line in inbound {
+                            let bytes = Array(buffer: line)
+                            let message = try JSONParser.parse(bytes)
+                            switch message["method"]?.stringValue {
+                            case "download.start"?:
+                                expected = message["params"]?["bytes"]?.intValue ?? 0
+                                started.resume(.success(expected))
+                            case "download.chunk"?:
+                                guard let text = message["params"]?["data"]?.stringValue, let data = Data(base64Encoded: text) else {
+                                    throw Failure.unreachable("a chunk of \(method) that is not base64")
+                                }
+                                received += data.count
+                                await chunks.send(ByteBuffer(bytes: data))
+                            case nil where message["id"] != nil:
+                                if let members = JSONParser.members(of: bytes) {
+                                    _ = try Self.result(of: Answer(bytes: bytes, members: members), method: method)
+                                }
+                                guard received == expected else { throw Failure.unreachable("\(method) ended after \(received) of \(expected) bytes") }
+                                chunks.finish()
+                                return
+                            default: continue
+                            }
+                        }
+                        throw Failure.unreachable("the connection ended before the answer to \(method)")
+                    }
+                } onCancel: {
+                    underlying.close(promise: nil)
+                }
+            } catch {
+                let failure = (error as? Failure) ?? .unreachable("\(error)")
+                if !started.resume(.failure(failure)) { chunks.fail(failure) }
+            }
+        }
+        switch await started.value {
+        case .success(let bytes): return Download(bytes: bytes, chunks: chunks, task: task)
+        case .failure(let failure): throw failure
+        }
+    }
+
+    /// The first outcome of a download (its size, or why it did not start), told once.
+    private final class Started: Sendable {
+        private let state = NIOLockedValueBox<(outcome: Result<Int, Failure>?, waiter: CheckedContinuation<Result<Int, Failure>, Never>?)>((nil, nil))
+
+        /// Tells the outcome; false when it was told before.
+        @discardableResult
+        func resume(_ outcome: Result<Int, Failure>) -> Bool {
+            let (told, waiter) = state.withLockedValue { state -> (Bool, CheckedContinuation<Result<Int, Failure>, Never>?) in
+                guard state.outcome == nil else { return (false, nil) }
+                state.outcome = outcome
+                defer { state.waiter = nil }
+                return (true, state.waiter)
+            }
+            waiter?.resume(returning: outcome)
+            return told
+        }
+
+        var value: Result<Int, Failure> {
+            get async {
+                await withCheckedContinuation { continuation in
+                    let outcome = state.withLockedValue { state -> Result<Int, Failure>? in
+                        if state.outcome == nil { state.waiter = continuation }
+                        return state.outcome
+                    }
+                    if let outcome { continuation.resume(returning: outcome) }
+                }
+            }
+        }
+    }
+
+    /// A notification line (no id): `method` with `params`.
+    private static func notificationLine(_ method: String, _ params: [String: JSONValue]) -> ByteBuffer {
+        let notification: JSONValue = ["jsonrpc": "2.0", "method": .string(method), "params": .object(params)]
+        return ByteBuffer(bytes: JSONSerializer.bytes(notification) + [0x0A])
     }
 
     /// A request line: `method` with `params`, id 1 (one request per connection).

@@ -46,16 +46,31 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
         var csrf: String?
         var sentBody = ""
         if request.method == .post {
+            // A form with a file (multipart) only where a file is taken, and larger.
+            let boundary = Multipart.paths.contains(request.uri.path) ? Multipart.boundary(contentType: request.headers[.contentType]) : nil
             let body: ByteBuffer
             do {
-                body = try await request.collectBody(upTo: Form.maxBytes)
+                body = try await request.collectBody(upTo: boundary == nil ? Form.maxBytes : Multipart.maxBodyBytes)
             } catch {
-                return WebServer.html(pages.problem("The form is larger than the 64 KiB a form may be; send less.", title: "Too large"),
-                                      status: .contentTooLarge)
+                let limit = boundary == nil ? "the 64 KiB a form may be" : "the \(PendingFiles.maxFileBytes >> 20) MiB a file may be"
+                return WebServer.html(pages.problem("The form is larger than \(limit); send less.", title: "Too large"), status: .contentTooLarge)
             }
-            let text = String(buffer: body)
-            csrf = Form(text)["csrf"]
-            sentBody = text
+            if let boundary {
+                do {
+                    let form = try Multipart(Array(buffer: body), boundary: boundary)
+                    csrf = form.text("csrf")
+                    // A file sent twice is the same sending when its bytes are.
+                    var hasher = Hasher()
+                    for part in form.parts { hasher.combine(part.name); hasher.combine(part.filename); hasher.combine(part.content) }
+                    sentBody = String(hasher.finalize())
+                } catch {
+                    return WebServer.html(pages.problem("\(error)", title: "Bad request"), status: .badRequest)
+                }
+            } else {
+                let text = String(buffer: body)
+                csrf = Form(text)["csrf"]
+                sentBody = text
+            }
         }
         let verdict = access.check(.init(
             method: request.method.rawValue, host: request.head.authority, path: request.uri.path,
@@ -108,6 +123,11 @@ struct Form {
     }
 
     subscript(name: String) -> String? { fields[name] }
+
+    /// The fields whose names start with `prefix`, by the rest of their names (`map.XXBT`).
+    func prefixed(_ prefix: String) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: fields.compactMap { key, value in key.hasPrefix(prefix) ? (String(key.dropFirst(prefix.count)), value) : nil })
+    }
 
     private static func decode(_ text: String) -> String {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text

@@ -25,6 +25,9 @@ struct Pages: Sendable {
         try library.register(Self.transactionsTemplate, named: "transactions")
         try library.register(Self.transactionTemplate, named: "transaction")
         try library.register(Self.watchTemplate, named: "watch")
+        try library.register(Self.importFormTemplate, named: "importForm")
+        try library.register(Self.importPickTemplate, named: "importPick")
+        try library.register(Self.importCheckTemplate, named: "importCheck")
         try library.register(Self.questionTemplate, named: "question")
         try library.register(Self.allocationsTemplate, named: "allocations")
         self.library = library
@@ -185,7 +188,7 @@ struct Pages: Sendable {
         <script src="/static/live.js" defer></script>
         </head>
         <body>
-        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/plans">Planning</a><a href="/month">Month</a><a href="/assets">Assets</a><a href="/rates">Rates</a><a href="/saved">I saved</a></nav>
+        <header><nav aria-label="Screens"><a href="/">Dashboard</a><a href="/plans">Planning</a><a href="/month">Month</a><a href="/assets">Assets</a><a href="/rates">Rates</a><a href="/import">Import and backup</a><a href="/saved">I saved</a></nav>
         <p id="live" role="status" aria-live="polite"></p></header>
         <main>
         {{{body}}}

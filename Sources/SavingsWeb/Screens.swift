@@ -12,6 +12,7 @@ struct Screens: Sendable {
     let pages: Pages
     let state: AccessBox
     let dashboardRows = DashboardRows()
+    let pending = PendingFiles()
 
     /// A rendered page's forms' `csrf` field: the session's token and an id of the page's own.
     var csrf: String { state.access?.formField ?? "" }
@@ -47,6 +48,8 @@ struct Screens: Sendable {
         addTransactions(to: router)
         addAllocations(to: router)
         addWatch(to: router)
+        addImport(to: router)
+        addData(to: router)
         router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }
         router.get("/plans") { request, _ in await planning(Self.query(request)) }
         router.get("/month") { _, _ in await month() }

@@ -63,19 +63,33 @@ import Glibc
         var status: Int
         var headers: [String: String]
         var body: String
+        /// The body's bytes as they came.
+        var bytes: [UInt8] = []
     }
 
     /// Sends one request on a new connection and reads until `until` shows in what arrived or
     /// the server closes (at most `seconds`).
     static func send(port: Int, _ path: String, method: String = "GET", host: String? = nil, headers: [String: String] = [:],
                      body: String = "", until: String? = nil, seconds: Double = 5) throws -> Answer {
+        try send(port: port, path, method: method, host: host, headers: headers, bytes: Array(body.utf8),
+                 contentType: "application/x-www-form-urlencoded", until: until, seconds: seconds)
+    }
+
+    static func send(port: Int, _ path: String, method: String = "GET", host: String? = nil, headers: [String: String] = [:],
+                     bytes body: [UInt8], contentType: String, until: String? = nil, seconds: Double = 5) throws -> Answer {
         let fd = try connectOnLoopback(port: port)
         defer { close(fd) }
         var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        if method == "POST" { request += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n" }
-        request += "\r\n" + body
-        _ = request.withCString { write(fd, $0, strlen($0)) }
+        if method == "POST" { request += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n" }
+        let outgoing = Array((request + "\r\n").utf8) + body
+        var sent = 0
+        while sent < outgoing.count {
+            let count = outgoing[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // The server may answer (413) and close before taking everything.
+            if count <= 0 { break }
+            sent += count
+        }
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -87,16 +101,19 @@ import Glibc
             received += buffer[0..<count]
             if let until, String(decoding: received, as: UTF8.self).contains(until) { break }
         }
-        let text = String(decoding: received, as: UTF8.self)
-        guard let split = text.range(of: "\r\n\r\n") else { throw HarnessError("no HTTP answer: \(text.prefix(200))") }
-        let lines = text[..<split.lowerBound].split(separator: "\r\n")
+        guard let split = received.indices.first(where: { received[$0...].starts(with: [13, 10, 13, 10]) }) else {
+            throw HarnessError("no HTTP answer: \(String(decoding: received.prefix(200), as: UTF8.self))")
+        }
+        let head = String(decoding: received[..<split], as: UTF8.self)
+        let lines = head.split(separator: "\r\n")
         guard let status = lines.first.flatMap({ Int($0.split(separator: " ")[1]) }) else { throw HarnessError("no status line") }
         var fields: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Answer(status: status, headers: fields, body: String(text[split.upperBound...]))
+        let bytes = Array(received[(split + 4)...])
+        return Answer(status: status, headers: fields, body: String(decoding: bytes, as: UTF8.self), bytes: bytes)
     }
 
     /// The session cookie, from the first URL.

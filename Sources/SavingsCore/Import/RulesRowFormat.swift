@@ -193,7 +193,8 @@ public struct RulesRowFormat: ImportRowFormat {
             asset = rules.assets[code]
             if asset == nil, !skip {
                 guard rules.unmapped == .skip else {
-                    throw Self.problem("the file's asset '\(code)' is not mapped to an asset (add \(code) = \"NAME\" under [assets], or --map \(code)=NAME; or unmapped = \"skip\")")
+                    throw Self.problem("the file's asset '\(code)' is not mapped to an asset (add \(code) = \"NAME\" under [assets], or --map \(code)=NAME; or unmapped = \"skip\")",
+                                       unmapped: code)
                 }
                 return .unassigned(code: code, unmapped: true)
             }
@@ -287,7 +288,8 @@ public struct RulesRowFormat: ImportRowFormat {
             asset = rules.assets[found]
             if asset == nil {
                 guard rules.unmapped == .skip else {
-                    throw Self.problem("the file's asset '\(found)' (the second leg's) is not mapped to an asset (add \(found) = \"NAME\" under [assets], or --map \(found)=NAME; or unmapped = \"skip\")")
+                    throw Self.problem("the file's asset '\(found)' (the second leg's) is not mapped to an asset (add \(found) = \"NAME\" under [assets], or --map \(found)=NAME; or unmapped = \"skip\")",
+                                       unmapped: found)
                 }
                 return .unassigned(code: found, unmapped: true)
             }
@@ -348,8 +350,8 @@ public struct RulesRowFormat: ImportRowFormat {
         return found.matched
     }
 
-    private static func problem(_ reason: String) -> DomainError {
-        DomainError(.invalidField, reason, details: ["field": "row"])
+    private static func problem(_ reason: String, unmapped code: String? = nil) -> DomainError {
+        DomainError(.invalidField, reason, details: code.map { ["field": "row", "unmapped": $0] } ?? ["field": "row"])
     }
 
     private func columnName(_ index: Int) -> String { Self.label(index, header: header) }

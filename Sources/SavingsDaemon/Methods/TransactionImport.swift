@@ -22,7 +22,7 @@ enum TransactionImport {
                 .optional("partial", .boolean, "import the good rows and report the bad ones (default: a bad row refuses the file)"),
                 .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase, done}} while it runs"),
             ],
-            result: ResultSpec("import", "{\"rows\", \"imported\", \"already_present\", \"skipped\", \"auto_allocated\", \"assets\", \"unmapped\", \"problems\", \"dry_run\", \"preview\"?}",
+            result: ResultSpec("import", "{\"rows\", \"imported\", \"already_present\", \"skipped\", \"auto_allocated\", \"assets\", \"unmapped\", \"codes_without_asset\", \"problems\", \"dry_run\", \"preview\"?}",
                                schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
             try await importTransactions(params, call: call, context: context)
         }
@@ -106,6 +106,7 @@ enum TransactionImport {
             "problems": .array(result.problems.map { ["line": .int($0.line), "reason": .string($0.reason)] }),
             "dry_run": .bool(result.dryRun),
             "unmapped": .object(result.unmapped.mapValues { .int($0) }),
+            "codes_without_asset": .object(result.codesWithoutAsset.mapValues { .int($0) }),
             "assets": .array(result.assets.map { summary in
                 [
                     "asset_id": .string(summary.assetID), "name": .string(summary.name), "codes": .array(summary.codes.map { .string($0) }),
