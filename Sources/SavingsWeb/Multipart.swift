@@ -2,18 +2,18 @@
 /// names, file names and contents. The body is hostile and already bounded in size; the
 /// parser bounds the rest (the boundary's length, the number of parts, each part's header)
 /// and reads it in one pass without recursion.
-struct Multipart: Sendable {
-    struct Part: Sendable, Equatable {
-        var name: String
-        var filename: String?
-        var content: ArraySlice<UInt8>
+public struct Multipart: Sendable {
+    public struct Part: Sendable, Equatable {
+        public var name: String
+        public var filename: String?
+        public var content: ArraySlice<UInt8>
     }
 
-    enum Failure: Error, Equatable, CustomStringConvertible {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
         case notMultipart
         case malformed(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .notMultipart: "the form was not sent as multipart/form-data"
             case .malformed(let why): "the form's body is not well formed: \(why)"
@@ -26,39 +26,33 @@ struct Multipart: Sendable {
     /// The largest body read there: a file and the form's few fields.
     static let maxBodyBytes = PendingFiles.maxFileBytes + 64 * 1024
 
-    static let maxParts = 32
+    public static let maxParts = 32
     static let maxHeaderBytes = 8 * 1024
 
-    var parts: [Part]
+    public var parts: [Part]
 
     /// The first part named `name`.
-    subscript(name: String) -> Part? { parts.first { $0.name == name } }
+    public subscript(name: String) -> Part? { parts.first { $0.name == name } }
 
     /// A text field's value (nil when absent or not UTF-8).
-    func text(_ name: String) -> String? {
+    public func text(_ name: String) -> String? {
         self[name].flatMap { String(validating: $0.content, as: UTF8.self) }
     }
 
     /// The boundary a `Content-Type` header names, if it is multipart/form-data (RFC 2046: 1–70
     /// characters, quoted or not).
-    static func boundary(contentType: String?) -> String? {
+    public static func boundary(contentType: String?) -> String? {
         guard let contentType else { return nil }
-        let fields = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard fields.first?.lowercased() == "multipart/form-data" else { return nil }
-        for field in fields.dropFirst() {
-            let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
-            var value = pair[1].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            guard (1...70).contains(value.utf8.count), value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
-            return value
-        }
-        return nil
+        let parameters = Self.parameters(contentType)
+        guard parameters.first?.key.lowercased() == "multipart/form-data",
+              let value = parameters.dropFirst().first(where: { $0.key.lowercased() == "boundary" })?.value,
+              (1...70).contains(value.utf8.count), value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
+        return value
     }
 
     init(parts: [Part]) { self.parts = parts }
 
-    init(_ body: [UInt8], boundary: String) throws(Failure) {
+    public init(_ body: [UInt8], boundary: String) throws(Failure) {
         let delimiter = Array("--\(boundary)".utf8)
         // The first delimiter: at the start, or after a preamble ending in CRLF.
         guard var position = Self.find(delimiter, in: body, from: 0), position == 0 || Self.endsWithCRLF(body, at: position) else {
