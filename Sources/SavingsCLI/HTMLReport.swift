@@ -224,11 +224,11 @@ public struct HTMLReport {
     func colour(_ goal: String) -> String { colours[goal] ?? "#5b6475" }
 
     /// `fraction` of `length` pixels, one decimal place.
-    static func scaled(_ fraction: Decimal, to length: Int) -> String { coordinate(fraction * Decimal(length)) }
+    public static func scaled(_ fraction: Decimal, to length: Int) -> String { coordinate(fraction * Decimal(length)) }
 
-    static func coordinate(_ value: Decimal) -> String { Amount.format(value, scale: 1) }
+    public static func coordinate(_ value: Decimal) -> String { Amount.format(value, scale: 1) }
 
-    static func subtract(_ height: String, from base: Int) -> String {
+    public static func subtract(_ height: String, from base: Int) -> String {
         coordinate(Decimal(base) - (Decimal(string: height) ?? 0))
     }
 

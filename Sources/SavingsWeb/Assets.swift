@@ -29,6 +29,14 @@ enum Assets {
         form.inline { display: inline; margin-left: 0.5rem; }
         dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; overflow-wrap: anywhere; }
         dl.facts dd { margin: 0; }
+        figure.picture { margin: 0.5rem 0; max-width: 30rem; }
+        svg.chart { width: 100%; height: auto; }
+        svg .label { fill: currentColor; font-size: 13px; }
+        svg .planned { fill: var(--muted, #767676); }
+        svg .came-in { fill: var(--accent); }
+        svg .planned-outline { fill: none; stroke: var(--muted, #767676); stroke-width: 1; }
+        p.history { margin: 0.25rem 0; }
+        svg.spark { vertical-align: middle; }
         button { font: inherit; padding: 0.3rem 0.8rem; }
         input, select { font: inherit; max-width: 100%; }
         input[type=range] { width: min(20rem, 70vw); vertical-align: middle; }

@@ -75,6 +75,8 @@ struct Pages: Sendable {
                 "label": month["month"]?.stringValue ?? "", "status": month["status"]?.stringValue ?? "",
                 "planned": month["planned"]?.stringValue ?? "", "contributed": month["contributed"]?.stringValue ?? "",
                 "remaining": month["remaining"]?.stringValue ?? "", "currency": month["currency"]?.stringValue ?? "",
+                "picture": Pictures.month(planned: month["planned"]?.stringValue ?? "0", contributed: month["contributed"]?.stringValue ?? "0",
+                                          currency: month["currency"]?.stringValue ?? "", label: HumanTime.month(month["month"]?.stringValue ?? "")),
             ]
         }
         context["hasStaleDrafts"] = (context["staleDrafts"] as? Int ?? 0) > 0
@@ -208,7 +210,8 @@ struct Pages: Sendable {
         {{#staleRates}}<p class="banner" role="alert">Some exchange rates are stale: figures may be off.</p>{{/staleRates}}
         {{#month}}
         <section aria-labelledby="month-h"><h2 id="month-h">This month ({{label}}, {{status}})</h2>
-        <p>Planned {{planned}} {{currency}} · contributed {{contributed}} {{currency}} · remaining {{remaining}} {{currency}}</p></section>
+        <p>Planned {{planned}} {{currency}} · contributed {{contributed}} {{currency}} · remaining {{remaining}} {{currency}}</p>
+        <figure class="picture">{{{picture}}}</figure></section>
         {{/month}}
         <section aria-labelledby="goals-h"><h2 id="goals-h">Goals</h2>
         {{#noGoals}}<p>No goals yet.</p>{{/noGoals}}

@@ -13,6 +13,7 @@ struct Screens: Sendable {
     let state: AccessBox
     let dashboardRows = DashboardRows()
     let pending = PendingFiles()
+    let recentMonths = RecentMonths()
 
     /// A rendered page's forms' `csrf` field: the session's token and an id of the page's own.
     var csrf: String { state.access?.formField ?? "" }
@@ -116,7 +117,9 @@ struct Screens: Sendable {
 
     func dashboard(notice: Pages.Notice? = nil) async -> Response {
         do {
-            let (answer, rows) = try dashboardRows.read(try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields]))
+            let whole = try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields])
+            let months = await recentMonths.months(current: DashboardRows.member("month", of: whole), daemon: daemon)
+            let (answer, rows) = try dashboardRows.read(whole, months: months)
             return Response(status: notice?.problem == nil ? .ok : .unprocessableContent, headers: [.contentType: "text/html; charset=utf-8"],
                             body: .init(byteBuffer: pages.dashboard(answer, rows: rows, csrf: csrf, notice: notice)))
         } catch {

@@ -389,3 +389,34 @@ extension WebTests {
         #expect(try daemon.call("goal.get", ["goal": "Bike"])["current_total"] == "0.00")
     }
 }
+
+/// The dashboard's pictures: this month's plan against what has come in, and each goal's
+/// closed months, saved against planned; drawn from the daemon's own figures, as SVG.
+extension WebTests {
+    @Test func theDashboardDrawsTheMonthAndEachGoalsMonths() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("data.demo")
+        let dashboard = try daemon.call("dashboard.get")
+        let month = try #require(dashboard["month"])
+        let session = try Session(daemon)
+        let page = try session.get("/").body
+        let planned = try #require(month["planned"]?.stringValue), contributed = try #require(month["contributed"]?.stringValue)
+        let chart = try #require(page.firstMatch(of: /<svg class="chart"[^>]*>\s*<title id="month-chart-t">([^<]*)<\/title>/)).1
+        #expect(chart.contains("\(contributed) EUR of \(planned) EUR planned has come in"), "\(chart)")
+        // The bars' lengths are those of the amounts, on one scale.
+        let widths = page.matches(of: /<rect x="96" y="\d+" width="([0-9.]+)"/).compactMap { Decimal(string: String($0.1)) }
+        let plannedAmount = try #require(Decimal(string: planned)), contributedAmount = try #require(Decimal(string: contributed))
+        #expect(widths.count == 2 && widths[0] == 220 && abs(widths[1] - contributedAmount / plannedAmount * 220) <= Decimal(string: "0.05")!,
+                "\(widths)")
+
+        let history = try daemon.call("month.history")["months"]?.arrayValue ?? []
+        let emergency = try #require(try daemon.call("goal.get", ["goal": "Emergency fund"])["id"]?.stringValue)
+        let closed = history.compactMap { month -> String? in
+            guard let line = month["goals"]?.arrayValue?.first(where: { $0["goal_id"]?.stringValue == emergency }) else { return nil }
+            return "\(line["contributed"]?.stringValue ?? "") of \(line["planned"]?.stringValue ?? "") EUR planned"
+        }
+        let spark = try #require(page.firstMatch(of: /<title id="h-[0-9a-f-]+">Emergency fund, saved per month: ([^<]*)<\/title>/)).1
+        #expect(closed.count >= 5 && closed.allSatisfy { spark.contains($0) }, "\(spark) vs \(closed)")
+        #expect(page.components(separatedBy: "<svg class=\"spark\"").count - 1 == (dashboard["goals"]?.arrayValue?.count ?? 0))
+    }
+}
