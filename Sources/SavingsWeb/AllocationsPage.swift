@@ -6,15 +6,15 @@ import SavingsRPC
 extension Pages {
     func allocations(asset: JSONValue, goals: JSONValue, csrf: String, entered: [String: String] = [:], problem: String? = nil) -> String {
         let text = { (value: JSONValue?) in value?.stringValue ?? "" }
-        let shares = (asset["allocations"]?.arrayValue ?? []).map { ["goal": text($0["goal_name"]), "amount": text($0["amount"])] }
+        let shares = (asset["allocations"]?.arrayValue ?? []).map { ["goal": text($0["goal_name"]), "amount": Self.money($0["amount"])] }
         let chosen = entered["goal"]
         let choices = (goals["goals"]?.arrayValue ?? []).map { goal -> [String: Any] in
             ["name": text(goal["name"]), "selected": text(goal["name"]) == chosen]
         }
         let context: [String: Any] = [
             "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil, "id": Self.pathText(text(asset["id"])),
-            "name": text(asset["name"]), "currency": text(asset["currency"]), "balance": text(asset["balance"]),
-            "unallocated": text(asset["unallocated"]), "overAllocated": asset["over_allocated"]?.boolValue == true,
+            "name": text(asset["name"]), "currency": text(asset["currency"]), "balance": Self.money(asset["balance"]),
+            "unallocated": Self.money(asset["unallocated"]), "overAllocated": asset["over_allocated"]?.boolValue == true,
             "shares": shares, "noShares": shares.isEmpty, "goals": choices, "noGoals": choices.isEmpty, "amount": entered["amount"] ?? "",
         ]
         return page(body: render("allocations", context), title: "\(text(asset["name"])): allocations")
@@ -44,7 +44,7 @@ extension Screens {
         router.post("/assets/:id/allocations") { request, context in
             let id = context.parameters.get("id") ?? ""
             return await act(request, "allocation.set", back: { _, _ in "/assets/\(Pages.pathText(id))/allocations" }) { form in
-                ["asset": .string(id), "goal": .string(form["goal"] ?? ""), "amount": .string(form["amount"] ?? "")]
+                ["asset": .string(id), "goal": .string(form["goal"] ?? ""), "amount": .string(WebLocale.input(form["amount"] ?? ""))]
             } refused: { form, problem in
                 await allocations(id, entered: ["goal": form["goal"] ?? "", "amount": form["amount"] ?? ""], problem: problem)
             }

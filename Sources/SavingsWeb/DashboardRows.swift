@@ -16,7 +16,7 @@ final class DashboardRows: Sendable {
         var count: Int
     }
 
-    private let last = Mutex<(goals: [UInt8], months: Int, written: Written)?>(nil)
+    private let last = Mutex<(goals: [UInt8], months: Int, locale: String?, written: Written)?>(nil)
 
     /// One member of the answer's result (the current month, to know which months to draw).
     static func member(_ key: String, of answer: DaemonLink.Answer) -> JSONValue? {
@@ -48,10 +48,10 @@ final class DashboardRows: Sendable {
     }
 
     private func rows(_ text: ArraySlice<UInt8>, months: RecentMonths.Kept?) throws(JSONParser.Failure) -> Written {
-        let version = months?.version ?? 0
-        if let known = last.withLock({ $0 }), known.months == version, Self.same(known.goals, text) { return known.written }
+        let version = months?.version ?? 0, locale = WebLocale.current?.identifier
+        if let known = last.withLock({ $0 }), known.months == version, known.locale == locale, Self.same(known.goals, text) { return known.written }
         let written = Self.write(try JSONParser.parse(Array(text)).arrayValue ?? [], months: months?.byGoal ?? [:])
-        last.withLock { $0 = (Array(text), version, written) }
+        last.withLock { $0 = (Array(text), version, locale, written) }
         return written
     }
 
@@ -69,11 +69,12 @@ final class DashboardRows: Sendable {
         rows.reserveCapacity(goals.count * 400)
         for goal in goals {
             let text = { (key: String) in Pages.escape(goal[key]?.stringValue ?? "") }
+            let money = { (key: String) in Pages.escape(Pages.money(goal[key])) }
             let percent = Pages.percent(goal["progress"])
             let name = text("name"), currency = text("currency"), deadline = text("deadline")
             rows += "<li class=\"goal\"><h3><a href=\"/goals/\(text("id"))\">\(name)</a></h3>\n<p><progress max=\"100\" value=\"\(percent)\" aria-label=\"\(name): \(percent)%\">"
-                + "\(percent)%</progress> \(percent)%</p>\n<p>\(text("current_total")) of \(text("target_amount")) \(currency) · "
-                + "\(text("remaining")) to go\(deadline.isEmpty ? "" : " · by \(deadline)")</p>"
+                + "\(percent)%</progress> \(percent)%</p>\n<p>\(money("current_total")) of \(money("target_amount")) \(currency) · "
+                + "\(money("remaining")) to go\(deadline.isEmpty ? "" : " · by \(deadline)")</p>"
             if let history = months[goal["id"]?.stringValue ?? ""], !history.isEmpty {
                 rows += "\n<p class=\"history\">" + Pictures.goal(history, currency: goal["currency"]?.stringValue ?? "",
                                                                 name: goal["name"]?.stringValue ?? "", id: text("id"))

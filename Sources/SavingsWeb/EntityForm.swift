@@ -14,6 +14,11 @@ struct EntityForm: Sendable {
         var help: String?
         /// What a new one starts with.
         var initial: String?
+
+        /// An amount field (a decimal input mode) is shown and read in the browser's locale.
+        var isAmount: Bool { if case .text(_, "decimal"?) = input { true } else { false } }
+        func showing(_ value: String) -> String { isAmount ? WebLocale.amount(value) : value }
+        func reading(_ value: String) -> String { isAmount ? WebLocale.input(value) : value }
     }
 
     /// "goal" or "asset": the paths (/goals, /assets), the methods, the words.
@@ -125,7 +130,7 @@ extension Screens {
                 form.home(result["id"]?.stringValue ?? "")
             }) { posted in
                 var params: [String: JSONValue] = [:]
-                for field in form.fields { if let value = Self.filled(posted[field.name]) { params[field.name] = .string(value) } }
+                for field in form.fields { if let value = Self.filled(posted[field.name]) { params[field.name] = .string(field.reading(value)) } }
                 return params
             } refused: { posted, problem in
                 shown(entered(posted), id: nil, problem: problem)
@@ -136,7 +141,7 @@ extension Screens {
             do {
                 let found = try await daemon.call("\(form.noun).get", [form.noun: .string(id)])
                 var values: [String: String] = [:]
-                for field in form.fields { values[field.name] = found[field.name]?.stringValue }
+                for field in form.fields { values[field.name] = found[field.name]?.stringValue.map(field.showing) }
                 return shown(values, id: found["id"]?.stringValue ?? id)
             } catch {
                 return WebServer.problem(error, pages: pages)
@@ -149,7 +154,7 @@ extension Screens {
                 for field in form.fields {
                     // What is optional may be emptied; the rest keeps its value when left empty.
                     if !field.required { params[field.name] = .string(posted[field.name] ?? "") } else if let value = Self.filled(posted[field.name]) {
-                        params[field.name] = .string(value)
+                        params[field.name] = .string(field.reading(value))
                     }
                 }
                 return params

@@ -30,19 +30,19 @@ extension Pages {
             assetNames[text(line["asset_id"])] = text(line["asset_name"])
         }
         let events = (answers.progress?["events"]?.arrayValue ?? []).filter { text($0["goal_id"]) == goalID }.map { event -> [String: Any] in
-            ["at": HumanTime.describe(text(event["at"])), "kind": text(event["kind"]), "amount": text(event["goal_amount"]),
+            ["at": HumanTime.describe(text(event["at"])), "kind": text(event["kind"]), "amount": Self.money(event["goal_amount"]),
              "asset": assetNames[text(event["asset_id"])] ?? "an asset no longer funding it", "assetAmount": text(event["asset_amount"])]
         }
         var context: [String: Any] = [
-            "id": goalID, "name": text(goal["name"]), "currency": text(goal["currency"]), "target": text(goal["target_amount"]),
-            "total": text(goal["current_total"]), "remaining": text(goal["remaining"]), "deadline": text(goal["deadline"]),
+            "id": goalID, "name": text(goal["name"]), "currency": text(goal["currency"]), "target": Self.money(goal["target_amount"]),
+            "total": Self.money(goal["current_total"]), "remaining": Self.money(goal["remaining"]), "deadline": text(goal["deadline"]),
             "percent": Self.percent(goal["progress"]), "notes": text(goal["notes"]),
             "archived": goal["archived"]?.boolValue == true,
             "incomplete": goal["incomplete"]?.boolValue == true,
             "missingRates": (goal["missing_rates"]?.arrayValue ?? []).map { $0.stringValue ?? "\($0)" }.joined(separator: ", "),
             "chart": HTMLReport.monthBars(Self.lastTwelve(months), id: "goal-months", label: "Planned and contributed per month for \(text(goal["name"]))"),
             "months": months.reversed().map { month -> [String: Any] in
-                ["month": HumanTime.month(text(month["month"])), "planned": text(month["planned"]), "contributed": text(month["contributed"])]
+                ["month": HumanTime.month(text(month["month"])), "planned": Self.money(month["planned"]), "contributed": Self.money(month["contributed"])]
             },
             "allocations": Self.allocationLines(goal: goal, allocations: answers.allocations),
             "events": events, "noEvents": events.isEmpty, "executing": answers.progress != nil,
@@ -70,10 +70,11 @@ extension Pages {
     /// A plan's figures for a template: amounts, state and the words for its flags.
     static func planFields(_ plan: JSONValue) -> [String: Any] {
         let text = { (key: String) in plan[key]?.stringValue ?? "" }
+        let money = { (key: String) in Self.money(plan[key]) }
         return [
             "id": text("id"), "goalID": text("goal_id"), "goal": text("goal_name"), "month": text("month"),
-            "currency": text("currency"), "required": text("required_monthly"), "effective": text("effective_amount"),
-            "planned": text("planned_amount"), "custom": text("custom_amount"), "hasCustom": plan["custom_amount"]?.stringValue != nil,
+            "currency": text("currency"), "required": money("required_monthly"), "effective": money("effective_amount"),
+            "planned": money("planned_amount"), "custom": money("custom_amount"), "hasCustom": plan["custom_amount"]?.stringValue != nil,
             "status": text("status").replacingOccurrences(of: "_", with: " "), "state": text("state"),
             "monthsRemaining": plan["months_remaining"]?.intValue ?? 0,
             "protected": plan["is_protected"]?.boolValue == true, "skipped": plan["is_skipped"]?.boolValue == true,

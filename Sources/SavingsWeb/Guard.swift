@@ -23,7 +23,9 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
-            response = try await decide(request, context: context, next: next)
+            // Figures and dates as the browser's locale writes them, on every page this answers.
+            let locale = WebLocale.preferred(request.headers[.acceptLanguage])
+            response = try await WebLocale.$current.withValue(locale) { try await decide(request, context: context, next: next) }
         } catch let error as HTTPError {
             // A page nothing serves, or a form too large: a page saying so, with the same headers
             // as every other (they were an empty answer without them).

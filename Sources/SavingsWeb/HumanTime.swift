@@ -2,7 +2,8 @@ import Foundation
 import SavingsCore
 
 /// Times as a person reads them on a page: how long ago within a day ("3 minutes ago"),
-/// else the day and time in this machine's zone, the month as a word ("26 Nov 2026, 14:03");
+/// else the day and time in this machine's zone, the month as a word ("26 Nov 2026, 14:03", or
+/// as the browser's locale writes them: "26. Nov. 2026, 14:03");
 /// never the wire's `2026-11-26T14:03:00.000Z`.
 enum HumanTime {
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -11,7 +12,7 @@ enum HumanTime {
     static func month(_ label: String) -> String {
         let parts = label.split(separator: "-")
         guard parts.count == 2, let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month) else { return label }
-        return "\(months[month - 1]) \(year)"
+        return WebLocale.month(year: year, month: month) ?? "\(months[month - 1]) \(year)"
     }
 
     /// `text` (a timestamp as the daemon writes it) in words, relative to `now`; text that is
@@ -30,6 +31,7 @@ enum HumanTime {
             return hours == 1 ? "an hour ago" : "\(hours) hours ago"
         default: break
         }
+        if let local = WebLocale.dateTime(date, timeZone: timeZone) { return local }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)

@@ -176,10 +176,10 @@ extension Pages {
                 + (problemCount > 0 ? ", \(problemCount) with problems" : "") + ".",
             "perAsset": (result["assets"]?.arrayValue ?? []).map { summary -> [String: String] in
                 ["name": text(summary["name"]), "rows": String(number(summary["rows"])), "imported": String(number(summary["imported"])),
-                 "total": text(summary["total"]), "already": String(number(summary["already_present"]))]
+                 "total": Self.money(summary["total"]), "already": String(number(summary["already_present"]))]
             },
             "preview": (result["preview"]?.arrayValue ?? []).map { row -> [String: Any] in
-                ["line": String(number(row["line"])), "date": HumanTime.describe(text(row["date"])), "amount": text(row["amount"]),
+                ["line": String(number(row["line"])), "date": HumanTime.describe(text(row["date"])), "amount": Self.money(row["amount"]),
                  "note": text(row["note"]), "asset": text(row["asset"]), "already": row["already_present"]?.boolValue == true]
             },
             "hasPreview": !(result["preview"]?.arrayValue ?? []).isEmpty, "hasPerAsset": !(result["assets"]?.arrayValue ?? []).isEmpty,

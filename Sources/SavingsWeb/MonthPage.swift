@@ -32,31 +32,31 @@ extension Pages {
             "draft": status == "draft", "executing": status == "executing", "closed": status == "closed",
             "canUndo": answers.canUndo, "undoUntil": text(progress?["can_undo_until"]),
             "startedAt": HumanTime.describe(text(progress?["started_at"])), "completedAt": HumanTime.describe(text(progress?["completed_at"])),
-            "planned": text(answers.plans["totals"]?["planned"]), "currency": text(answers.plans["totals"]?["currency"]),
+            "planned": Self.money(answers.plans["totals"]?["planned"]), "currency": text(answers.plans["totals"]?["currency"]),
             "plans": (answers.plans["plans"]?.arrayValue ?? []).map(Self.planFields),
             "incomplete": progress?["incomplete"]?.boolValue == true,
             "missingRates": (progress?["missing_rates"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", "),
         ]
         if let progress {
             let totals = progress["totals"]
-            context["totals"] = ["planned": text(totals?["planned"]), "contributed": text(totals?["contributed"]),
-                                 "remaining": text(totals?["remaining"]), "currency": text(totals?["currency"])]
+            context["totals"] = ["planned": Self.money(totals?["planned"]), "contributed": Self.money(totals?["contributed"]),
+                                 "remaining": Self.money(totals?["remaining"]), "currency": text(totals?["currency"])]
             context["goals"] = (progress["goals"]?.arrayValue ?? []).map { goal -> [String: Any] in
                 let percent = Decimal(string: text(goal["percent"])) ?? 0
                 return ["goalID": text(goal["goal_id"]), "goal": text(goal["goal_name"]), "currency": text(goal["currency"]),
-                        "planned": text(goal["planned"]), "contributed": text(goal["contributed"]), "remaining": text(goal["remaining"]),
+                        "planned": Self.money(goal["planned"]), "contributed": Self.money(goal["contributed"]), "remaining": Self.money(goal["remaining"]),
                         "percent": text(goal["percent"]), "bar": NSDecimalNumber(decimal: min(max(percent, 0), 100)).intValue,
                         "fulfilled": goal["fulfilled"]?.boolValue == true]
             }
             let events = (progress["events"]?.arrayValue ?? []).sorted { text($0["at"]) > text($1["at"]) }
             context["events"] = events.map { event -> [String: Any] in
                 ["at": HumanTime.describe(text(event["at"])), "kind": text(event["kind"]), "goal": goalNames[text(event["goal_id"])] ?? "a goal",
-                 "amount": text(event["goal_amount"])]
+                 "amount": Self.money(event["goal_amount"])]
             }
             context["noEvents"] = events.isEmpty
         }
         context["history"] = (answers.history["months"]?.arrayValue ?? []).reversed().map { month -> [String: Any] in
-            ["month": HumanTime.month(text(month["month"])), "planned": text(month["totals"]?["planned"]), "contributed": text(month["totals"]?["contributed"]),
+            ["month": HumanTime.month(text(month["month"])), "planned": Self.money(month["totals"]?["planned"]), "contributed": Self.money(month["totals"]?["contributed"]),
              "currency": text(month["totals"]?["currency"]), "percent": text(month["fulfilment_percent"])]
         }
         context["hasHistory"] = !(answers.history["months"]?.arrayValue ?? []).isEmpty

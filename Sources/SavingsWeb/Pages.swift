@@ -61,8 +61,8 @@ struct Pages: Sendable {
             "undone": notice?.undone == true, "undoProblem": notice?.problem ?? "", "hasUndoProblem": notice?.problem != nil,
             "title": "Dashboard", "csrf": csrf, "noGoals": goalCount == 0,
             "currency": answer["currency"]?.stringValue ?? "",
-            "goalsTotal": answer["totals"]?["goals_total"]?.stringValue ?? "",
-            "unallocated": answer["totals"]?["unallocated_value"]?.stringValue ?? "",
+            "goalsTotal": Self.money(answer["totals"]?["goals_total"]),
+            "unallocated": Self.money(answer["totals"]?["unallocated_value"]),
             "staleRates": answer["stale"]?.boolValue == true,
             "staleDrafts": answer["stale_drafts"]?.intValue ?? 0,
             "ratesAsOf": HumanTime.describe(answer["rates"]?["oldest_as_of"]?.stringValue ?? ""),
@@ -73,8 +73,8 @@ struct Pages: Sendable {
         if let month = answer["month"], month != .null {
             context["month"] = [
                 "label": month["month"]?.stringValue ?? "", "status": month["status"]?.stringValue ?? "",
-                "planned": month["planned"]?.stringValue ?? "", "contributed": month["contributed"]?.stringValue ?? "",
-                "remaining": month["remaining"]?.stringValue ?? "", "currency": month["currency"]?.stringValue ?? "",
+                "planned": Self.money(month["planned"]), "contributed": Self.money(month["contributed"]),
+                "remaining": Self.money(month["remaining"]), "currency": month["currency"]?.stringValue ?? "",
                 "picture": Pictures.month(planned: month["planned"]?.stringValue ?? "0", contributed: month["contributed"]?.stringValue ?? "0",
                                           currency: month["currency"]?.stringValue ?? "", label: HumanTime.month(month["month"]?.stringValue ?? "")),
             ]
@@ -113,10 +113,10 @@ struct Pages: Sendable {
             // JSON null, ExpressibleByNilLiteral, and every asset looked watched.)
             let watch: JSONValue? = asset["watch"]?.objectValue != nil ? asset["watch"] : nil
             return [
-                "id": text("id"), "name": text("name"), "kind": text("kind"), "currency": text("currency"), "balance": text("balance"),
-                "unallocated": text("unallocated"), "value": text("value"), "valueCurrency": text("value_currency"),
+                "id": text("id"), "name": text("name"), "kind": text("kind"), "currency": text("currency"), "balance": Self.money(asset["balance"]),
+                "unallocated": Self.money(asset["unallocated"]), "value": Self.money(asset["value"]), "valueCurrency": text("value_currency"),
                 "overAllocated": asset["over_allocated"]?.boolValue == true,
-                "allocations": (asset["allocations"]?.arrayValue ?? []).map { ["goal": $0["goal_name"]?.stringValue ?? "", "amount": $0["amount"]?.stringValue ?? ""] },
+                "allocations": (asset["allocations"]?.arrayValue ?? []).map { ["goal": $0["goal_name"]?.stringValue ?? "", "amount": Self.money($0["amount"])] },
                 "watched": watch != nil, "crypto": text("kind") == "crypto",
                 "watchState": watch.map(Self.watchState) ?? "",
             ]
@@ -133,6 +133,9 @@ struct Pages: Sendable {
         if watch["reconciled"]?.boolValue == false { parts.append("the chain's balance differs from the stored one") }
         return parts.joined(separator: " · ")
     }
+
+    /// An amount from the daemon as the browser's locale writes it (`WebLocale`).
+    static func money(_ value: JSONValue?) -> String { WebLocale.amount(value?.stringValue ?? "") }
 
     /// Text for HTML, as Mustache's `{{...}}` escapes it (`HTMLText`, shared with the report).
     static func escape(_ text: String) -> String { HTMLText.escape(text) }

@@ -32,7 +32,7 @@ enum Pictures {
         let scale = max(plannedAmount, contributedAmount)
         let width = 220
         let percent = plannedAmount > 0 ? "\(Amount.format(contributedAmount / plannedAmount * 100, scale: 0)) %" : "nothing planned"
-        let title = Pages.escape("\(label): \(contributed) \(currency) of \(planned) \(currency) planned has come in (\(percent))")
+        let title = Pages.escape("\(label): \(WebLocale.amount(contributed)) \(currency) of \(WebLocale.amount(planned)) \(currency) planned has come in (\(percent))")
         return """
             <svg class="chart" viewBox="0 0 320 52" role="img" aria-labelledby="month-chart-t"><title id="month-chart-t">\(title)</title>
             <text x="0" y="15" class="label">Planned</text><rect x="96" y="4" width="\(length(plannedAmount, of: scale, in: width))" height="16" class="planned"/>
@@ -49,7 +49,7 @@ enum Pictures {
         let height = 24, step = 16, bar = 11
         var title = "\(name), saved per month: "
         title += months.map { month in
-            "\(HumanTime.month(month.label)) \(month.contributedText) of \(month.plannedText) \(currency) planned"
+            "\(HumanTime.month(month.label)) \(WebLocale.amount(month.contributedText)) of \(WebLocale.amount(month.plannedText)) \(currency) planned"
         }.joined(separator: "; ")
         var shapes = ""
         for (index, month) in months.enumerated() {

@@ -33,13 +33,13 @@ extension Pages {
         var context: [String: Any] = [
             "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil,
             "month": text(answers.plans["month"]), "plans": plans, "noPlans": plans.isEmpty, "locked": locked,
-            "planned": text(answers.plans["totals"]?["planned"]), "currency": text(answers.plans["totals"]?["currency"]),
+            "planned": Self.money(answers.plans["totals"]?["planned"]), "currency": text(answers.plans["totals"]?["currency"]),
             "factor": answers.factor, "budget": answers.budget,
             "previous": shown?.adding(-1).description ?? "", "next": shown?.adding(1).description ?? "",
         ]
         if let preview = answers.preview {
             context["preview"] = [
-                "factor": text(preview["factor"]), "total": text(preview["total"]), "currency": text(preview["currency"]),
+                "factor": text(preview["factor"]), "total": Self.money(preview["total"]), "currency": text(preview["currency"]),
                 "shortfall": text(preview["shortfall"]), "surplus": text(preview["surplus"]),
                 "byBudget": !answers.budget.isEmpty, "budget": answers.budget,
             ]

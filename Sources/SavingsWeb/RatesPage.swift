@@ -7,7 +7,7 @@ extension Pages {
     func rates(_ answer: JSONValue, csrf: String, entered: [String: String] = [:], problem: String? = nil) -> String {
         let text = { (value: JSONValue?) in value?.stringValue ?? "" }
         let rates = (answer["rates"]?.arrayValue ?? []).map { rate -> [String: Any] in
-            ["base": text(rate["base"]), "quote": text(rate["quote"]), "rate": text(rate["rate"]),
+            ["base": text(rate["base"]), "quote": text(rate["quote"]), "rate": Self.money(rate["rate"]),
              "provider": text(rate["provider"]), "age": HumanTime.describe(text(rate["as_of"])), "stale": rate["stale"]?.boolValue == true]
         }
         let context: [String: Any] = [
@@ -44,7 +44,8 @@ extension Screens {
         router.post("/rates") { request, _ in
             await act(request, "rates.set", back: { _, _ in "/rates" }) { form in
                 var params: [String: JSONValue] = [:]
-                for field in ["base", "quote", "rate"] { params[field] = .string(form[field] ?? "") }
+                for field in ["base", "quote"] { params[field] = .string(form[field] ?? "") }
+                params["rate"] = .string(WebLocale.input(form["rate"] ?? ""))
                 return params
             } refused: { form, problem in
                 var entered: [String: String] = [:]

@@ -32,7 +32,10 @@ struct Screens: Sendable {
                 let id = result["contribution_id"]?.stringValue ?? ""
                 return "/?saved=\(Self.queryText(id))&amount=\(Self.queryText(amount))&goal=\(Self.queryText(goal))"
             }) { form in
-                Self.entered(form).mapValues(JSONValue.string)
+                var params = Self.entered(form).mapValues(JSONValue.string)
+                // A number typed in the browser's way ("12,50"); "plan" and "half" as they are.
+                if let amount = Self.filled(form["amount"]), amount != "plan", amount != "half" { params["amount"] = .string(WebLocale.input(amount)) }
+                return params
             } refused: { form, problem in
                 await saved(entered: Self.entered(form), problem: problem)
             }
@@ -56,7 +59,7 @@ struct Screens: Sendable {
         router.get("/month") { _, _ in await month() }
 
         planningForm(router, "/plans/amount", "plan.set_amount", anchor: { "plan-\($0["plan"] ?? "")" }) { form in
-            ["plan": .string(form["plan"] ?? ""), "amount": Self.filled(form["amount"]).map(JSONValue.string) ?? .null]
+            ["plan": .string(form["plan"] ?? ""), "amount": Self.filled(form["amount"]).map { .string(WebLocale.input($0)) } ?? .null]
         }
         for (path, method, flag) in [("/plans/protect", "plan.protect", "protected"), ("/plans/skip", "plan.skip", "skipped")] {
             planningForm(router, path, method, anchor: { "plan-\($0["plan"] ?? "")" }) { form in
@@ -64,7 +67,7 @@ struct Screens: Sendable {
             }
         }
         planningForm(router, "/plans/flex", "plan.flex_apply", anchor: { _ in "flex-h" }) { form in
-            var params = Self.filled(form["budget"]).map { ["budget": JSONValue.string($0)] } ?? ["factor": .string(form["factor"] ?? "")]
+            var params = Self.filled(form["budget"]).map { ["budget": JSONValue.string(WebLocale.input($0))] } ?? ["factor": .string(form["factor"] ?? "")]
             params["month"] = Self.filled(form["month"]).map(JSONValue.string)
             return params
         }
@@ -180,7 +183,7 @@ struct Screens: Sendable {
             var preview: JSONValue?
             if factor != nil || budget != nil {
                 do {
-                    let asked: [String: JSONValue] = budget.map { ["budget": .string($0)] } ?? ["factor": .string(factor ?? "1")]
+                    let asked: [String: JSONValue] = budget.map { ["budget": .string(WebLocale.input($0))] } ?? ["factor": .string(factor ?? "1")]
                     preview = try await daemon.call("plan.flex_preview", asked.merging(month) { $1 })
                 } catch {
                     // The plans are still shown, with why the preview was refused.

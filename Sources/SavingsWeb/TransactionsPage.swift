@@ -18,14 +18,14 @@ extension Pages {
         let text = { (value: JSONValue?) in value?.stringValue ?? "" }
         let id = Self.pathText(text(answers.asset["id"]))
         let rows = (answers.list["transactions"]?.arrayValue ?? []).map { tx -> [String: Any] in
-            ["tx": text(tx["id"]), "when": HumanTime.describe(text(tx["date"])), "amount": text(tx["amount"]),
+            ["tx": text(tx["id"]), "when": HumanTime.describe(text(tx["date"])), "amount": Self.money(tx["amount"]),
              "note": text(tx["note"]), "source": text(tx["source"])]
         }
         var range = ""
         for key in ["from", "to", "search"] { if let value = answers.query[key], !value.isEmpty { range += "&\(key)=\(Screens.queryText(value))" } }
         let context: [String: Any] = [
             "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil, "id": id, "name": text(answers.asset["name"]),
-            "currency": text(answers.asset["currency"]), "balance": text(answers.asset["balance"]), "rows": rows, "noRows": rows.isEmpty,
+            "currency": text(answers.asset["currency"]), "balance": Self.money(answers.asset["balance"]), "rows": rows, "noRows": rows.isEmpty,
             "from": answers.query["from"] ?? "", "to": answers.query["to"] ?? "", "search": answers.query["search"] ?? "",
             "searching": Screens.filled(answers.query["search"]) != nil,
             "older": answers.list["next_cursor"]?.stringValue.map { "/assets/\(id)/transactions?cursor=\(Screens.queryText($0))\(range)" } ?? "",
@@ -72,7 +72,7 @@ extension Pages {
                          problem: String? = nil) -> String {
         let text = { (value: JSONValue?) in value?.stringValue ?? "" }
         let day = TransactionDay.day(of: text(transaction["date"])) ?? ""
-        let was = ["amount": text(transaction["amount"]), "date": day, "note": text(transaction["note"])]
+        let was = ["amount": Self.money(transaction["amount"]), "date": day, "note": text(transaction["note"])]
         let context: [String: Any] = [
             "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil, "id": Self.pathText(text(asset["id"])),
             "tx": Self.pathText(text(transaction["id"])), "name": text(asset["name"]), "currency": text(asset["currency"]),
@@ -141,7 +141,7 @@ extension Screens {
         router.post("/assets/:id/transactions") { request, context in
             let id = context.parameters.get("id") ?? ""
             return await act(request, "tx.add", back: { _, _ in "/assets/\(Pages.pathText(id))/transactions" }) { form in
-                var params: [String: JSONValue] = ["asset": .string(id), "amount": .string(form["amount"] ?? "")]
+                var params: [String: JSONValue] = ["asset": .string(id), "amount": .string(WebLocale.input(form["amount"] ?? ""))]
                 for field in ["date", "note"] { if let value = Self.filled(form[field]) { params[field] = .string(value) } }
                 return params
             } refused: { form, problem in
@@ -207,7 +207,7 @@ extension Screens {
     static func changes(_ form: Form, transaction: String) -> [String: JSONValue] {
         var params: [String: JSONValue] = ["transaction": .string(transaction)]
         let amount = (form["amount"] ?? "").trimmingCharacters(in: .whitespaces)
-        if amount != form["was_amount"] { params["amount"] = .string(amount) }
+        if amount != form["was_amount"] { params["amount"] = .string(WebLocale.input(amount)) }
         let day = (form["date"] ?? "").trimmingCharacters(in: .whitespaces)
         if day != form["was_date"] { params["date"] = .string(TransactionDay.moving(form["stamp"] ?? "", to: day) ?? day) }
         let note = (form["note"] ?? "").trimmingCharacters(in: .whitespaces)

@@ -31,8 +31,8 @@ extension Pages {
             if let reported = watch["reported_balance"]?.stringValue {
                 let agrees = watch["reconciled"]?.boolValue != false
                 facts.append(["term": "Balance", "value": agrees
-                    ? "\(text(asset["balance"])) \(text(asset["currency"])), as the chain reports"
-                    : "\(text(asset["balance"])) \(text(asset["currency"])) stored, \(reported) reported by the chain"])
+                    ? "\(Self.money(asset["balance"])) \(text(asset["currency"])), as the chain reports"
+                    : "\(Self.money(asset["balance"])) \(text(asset["currency"])) stored, \(WebLocale.amount(reported)) reported by the chain"])
             }
             let pending = watch["pending"]?.arrayValue?.count ?? 0
             if pending > 0 { facts.append(["term": "Waiting for confirmations", "value": pending == 1 ? "1 transaction" : "\(pending) transactions"]) }

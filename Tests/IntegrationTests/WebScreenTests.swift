@@ -420,3 +420,47 @@ extension WebTests {
         #expect(page.components(separatedBy: "<svg class=\"spark\"").count - 1 == (dashboard["goals"]?.arrayValue?.count ?? 0))
     }
 }
+
+/// A German browser: amounts and dates as it writes them, amounts typed its way recorded
+/// exactly, and an edit left alone changing nothing (a BTC amount of 1.234 is not 1234).
+extension WebTests {
+    @Test func aGermanBrowserSeesAndTypesItsOwnNumbers() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.call("asset.create", ["name": "Bank", "currency": "EUR", "kind": "fiat"])
+        _ = try daemon.call("asset.create", ["name": "Wallet", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("tx.add", ["asset": "Bank", "amount": "1234.56", "date": "2026-03-04T10:00:00Z"])
+        let btc = try daemon.call("tx.add", ["asset": "Wallet", "amount": "1.234", "date": "2026-03-04T10:00:00Z"])
+        let bank = try #require(try daemon.call("asset.get", ["asset": "Bank"])["id"]?.stringValue)
+        let wallet = try #require(try daemon.call("asset.get", ["asset": "Wallet"])["id"]?.stringValue)
+        let session = try Session(daemon)
+        let german = ["Cookie": session.cookie, "Accept-Language": "de-DE,de;q=0.9,en;q=0.5"]
+        func get(_ path: String) throws -> Answer { try WebTests.send(port: session.web.port, path, headers: german) }
+        func post(_ path: String, _ body: String) throws -> Answer {
+            let csrf = try WebTests.csrf(in: try get("/saved").body)
+            return try WebTests.send(port: session.web.port, path, method: "POST",
+                                     headers: german.merging(["Origin": "http://127.0.0.1:\(session.web.port)"]) { $1 }, body: "csrf=\(csrf)&" + body)
+        }
+        let list = try get("/assets/\(bank)/transactions").body
+        #expect(list.contains(">1.234,56<") && list.contains("Mär 2026") || list.contains("März 2026"), "\(list)")
+        // Typed the German way: recorded exactly.
+        #expect(try post("/assets/\(bank)/transactions", "amount=-12%2C50&date=2026-03-05&note=Brot").status == 303)
+        #expect(try daemon.call("asset.get", ["asset": "Bank"])["balance"] == "1222.06")
+        #expect(try post("/assets/\(bank)/transactions", "amount=1.2.3&date=&note=x").status == 422, "broken groups refused, not guessed")
+
+        // The wallet's 1.234 BTC shown as 1,23400000 and sent back untouched: nothing changes.
+        let id = try #require(btc["id"]?.stringValue)
+        let form = try get("/assets/\(wallet)/transactions/\(id)").body
+        let shown = try #require(form.firstMatch(of: /name="was_amount" value="([^"]+)"/)).1
+        #expect(shown.contains(","), "\(shown)")
+        let day = try #require(form.firstMatch(of: /name="was_date" value="([0-9-]+)"/)).1
+        let fields = "was_amount=\(shown)&was_date=\(day)&was_note=&stamp=2026-03-04T10:00:00.000Z&date=\(day)&note="
+        #expect(try post("/assets/\(wallet)/transactions/\(id)", fields + "&amount=\(shown)").status == 303)
+        #expect(try daemon.call("tx.get", ["transaction": .string(id)])["amount"]?.stringValue.flatMap { Decimal(string: $0) } == Decimal(string: "1.234"))
+        // Changed the German way: 2,5 is 2.5.
+        #expect(try post("/assets/\(wallet)/transactions/\(id)", fields + "&amount=2%2C5").status == 303)
+        #expect(try daemon.call("tx.get", ["transaction": .string(id)])["amount"]?.stringValue.flatMap { Decimal(string: $0) } == Decimal(string: "2.5"))
+
+        // Without the header the page is as the daemon writes.
+        #expect(try session.get("/assets/\(bank)/transactions").body.contains(">1234.56<"))
+    }
+}

@@ -197,6 +197,15 @@ def main():
             check("cancelling the question deletes nothing", len(daemon.call("asset.list")["assets"]) == asset_count, page.url)
             page.goto(base)
 
+            # A browser set to German: its amounts and dates.
+            german = browser.new_context(locale="de-DE")
+            tab = german.new_page()
+            tab.goto(url)
+            tab.goto(base + f"assets/{asset_id}/transactions")
+            cell = tab.locator("tbody td.num").first.inner_text()
+            check("a German browser sees its decimal comma", "," in cell, cell)
+            german.close()
+
             # Eight tabs of one browser, all live (a browser opens six connections to one server;
             # found by trying the view: the seventh never loaded). One holds the stream.
             context = browser.new_context()
