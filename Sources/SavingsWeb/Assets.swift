@@ -102,7 +102,43 @@ enum Assets {
               const shown = document.getElementById("factor-shown");
               if (shown) { shown.textContent = "×" + event.target.value; }
             }
+            if (event.target.id === "amount") { freeAfter(); }
           });
+          main.addEventListener("change", function (event) { if (event.target.id === "goal") { freeAfter(); } });
+          // What of an asset stays free once the share typed is set: balance − (allocated − the
+          // goal's share now) − the share typed, in exact decimals (integers of the finest scale).
+          function parse(text, sign) {
+            text = text.trim();
+            if (sign && sign !== ".") { text = text.split(sign).join("."); }
+            if (!/^-?[0-9]+([.][0-9]+)?$/.test(text)) { return null; }
+            const negative = text.startsWith("-");
+            const parts = (negative ? text.slice(1) : text).split(".");
+            const fraction = parts[1] || "";
+            return { units: BigInt(parts[0] + fraction) * (negative ? -1n : 1n), scale: fraction.length };
+          }
+          function freeAfter() {
+            const form = document.getElementById("share-form"), shown = document.getElementById("free-after");
+            const goal = document.getElementById("goal"), amount = document.getElementById("amount");
+            if (!form || !shown || !goal || !amount) { return; }
+            const option = goal.options[goal.selectedIndex];
+            const typed = amount.value.trim() === "" ? parse(option.dataset.share, ".") : parse(amount.value, form.dataset.decimal);
+            const figures = [parse(form.dataset.balance, "."), parse(form.dataset.allocated, "."), parse(option.dataset.share, "."), typed];
+            if (figures.some(function (figure) { return figure === null; })) { shown.textContent = "—"; return; }
+            const scale = Math.max.apply(null, figures.map(function (figure) { return figure.scale; }));
+            const at = figures.map(function (figure) { return figure.units * 10n ** BigInt(scale - figure.scale); });
+            const free = at[0] - at[1] + at[2] - at[3];
+            const negative = free < 0n;
+            let digits = (negative ? -free : free).toString().padStart(scale + 1, "0");
+            const integer = digits.slice(0, digits.length - scale), fraction = digits.slice(digits.length - scale);
+            const size = Number(form.dataset.groupSize) || 3;
+            let grouped = "";
+            for (let index = 0; index < integer.length; index++) {
+              if (index > 0 && (integer.length - index) % size === 0) { grouped += form.dataset.grouping; }
+              grouped += integer[index];
+            }
+            shown.textContent = (negative ? "-" : "") + grouped + (scale > 0 ? form.dataset.decimal + fraction : "")
+              + (negative ? " (more than the balance: it would be refused)" : "");
+          }
           const root = document.documentElement;
           // What the stream says, as this page shows it.
           function show(kind) {

@@ -10,6 +10,7 @@ socket, as any other client would. Prints "N passed, N failed".
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -196,6 +197,20 @@ def main():
             page.get_by_role("link", name="Cancel").click()
             check("cancelling the question deletes nothing", len(daemon.call("asset.list")["assets"]) == asset_count, page.url)
             page.goto(base)
+
+            # What stays free, worked out as a share is typed, exactly (before anything is sent).
+            from decimal import Decimal
+            asset = daemon.call("asset.get", {"asset": asset_id})
+            page.goto(base + f"assets/{asset_id}/allocations")
+            goal_name = page.locator("#goal option").first.inner_text()
+            share_now = next((Decimal(a["amount"]) for a in asset.get("allocations", []) if a["goal_name"] == goal_name), Decimal(0))
+            allocated = sum((Decimal(a["amount"]) for a in asset.get("allocations", [])), Decimal(0))
+            page.get_by_label("Goal", exact=True).select_option(goal_name)
+            page.get_by_label(re.compile("Its share")).fill("12.345")
+            expected = Decimal(asset["balance"]) - allocated + share_now - Decimal("12.345")
+            shown = page.locator("#free-after").inner_text()
+            check("what stays free follows the share typed, exactly", shown.replace(",", "") == f"{expected:f}".rstrip("0").rstrip(".")
+                  or Decimal(shown.split(" ")[0].replace(",", "")) == expected, f"{shown} vs {expected}")
 
             # A browser set to German: its amounts and dates.
             german = browser.new_context(locale="de-DE")
