@@ -51,16 +51,17 @@ enum Pictures {
         title += months.map { month in
             "\(HumanTime.month(month.label)) \(WebLocale.amount(month.contributedText)) of \(WebLocale.amount(month.plannedText)) \(currency) planned"
         }.joined(separator: "; ")
-        var shapes = ""
+        // Two paths (what came in, filled; the plans over it as outlines), a bar a month: a few
+        // bytes a bar, for a dashboard of a thousand goals.
+        var came = "", planned = ""
         for (index, month) in months.enumerated() {
             let x = index * step
-            let planned = length(month.planned, of: scale, in: height), came = length(month.contributed, of: scale, in: height)
-            // What came in, filled; the plan over it as an outline.
-            shapes += "<rect x=\"\(x)\" y=\"\(HTMLReport.subtract(came, from: height))\" width=\"\(bar)\" height=\"\(came)\" class=\"came-in\"/>"
-            shapes += "<rect x=\"\(x)\" y=\"\(HTMLReport.subtract(planned, from: height))\" width=\"\(bar)\" height=\"\(planned)\" class=\"planned-outline\"/>"
+            let plannedHeight = length(month.planned, of: scale, in: height), cameHeight = length(month.contributed, of: scale, in: height)
+            if cameHeight != "0" { came += "M\(x) \(height)v-\(cameHeight)h\(bar)v\(cameHeight)z" }
+            if plannedHeight != "0" { planned += "M\(x) \(height)v-\(plannedHeight)h\(bar)v\(plannedHeight)z" }
         }
         return "<svg class=\"spark\" viewBox=\"0 0 \(months.count * step) \(height)\" width=\"\(months.count * step)\" height=\"\(height)\" role=\"img\" aria-labelledby=\"h-\(id)\">"
-            + "<title id=\"h-\(id)\">\(Pages.escape(title))</title>\(shapes)</svg>"
+            + "<title id=\"h-\(id)\">\(Pages.escape(title))</title><path class=\"came-in\" d=\"\(came)\"/><path class=\"planned-outline\" d=\"\(planned)\"/></svg>"
     }
 
     /// `month.history`'s answer as each goal's months, oldest first, by goal id.
