@@ -34,9 +34,8 @@ enum Assets {
         svg .label { fill: currentColor; font-size: 13px; }
         svg .planned { fill: var(--muted, #767676); }
         svg .came-in { fill: var(--accent); }
-        svg .planned-outline { fill: none; stroke: var(--muted, #767676); stroke-width: 1; }
         p.history { margin: 0.25rem 0; }
-        svg.spark { vertical-align: middle; }
+        img.spark { vertical-align: middle; }
         button { font: inherit; padding: 0.3rem 0.8rem; }
         input, select { font: inherit; max-width: 100%; }
         input[type=range] { width: min(20rem, 70vw); vertical-align: middle; }

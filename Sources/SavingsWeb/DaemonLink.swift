@@ -45,6 +45,9 @@ public struct DaemonLink: Sendable {
     private func connect() async throws(Failure) -> Line {
         do {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                // An answer (a dashboard of a thousand goals is 200 KB) read in few large reads,
+                // not from 2 KB upwards.
+                .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4_096, initial: 65_536, maximum: 1 << 20))
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))

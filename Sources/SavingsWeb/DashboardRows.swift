@@ -18,40 +18,39 @@ final class DashboardRows: Sendable {
 
     private let last = Mutex<(goals: [UInt8], months: Int, locale: String?, written: Written)?>(nil)
 
-    /// One member of the answer's result (the current month, to know which months to draw).
-    static func member(_ key: String, of answer: DaemonLink.Answer) -> JSONValue? {
-        guard answer.range(of: "error") == nil, let result = answer.range(of: "result"),
-              let members = JSONParser.members(of: answer.bytes, in: result),
-              let member = members.first(where: { $0.key == key })?.value else { return nil }
-        return try? JSONParser.parse(answer.bytes, in: member)
-    }
-
-    /// The answer's result without its goals, and the goal rows, each with its closed months
-    /// drawn (`months`).
-    func read(_ answer: DaemonLink.Answer, months: RecentMonths.Kept? = nil) throws(DaemonLink.Failure) -> (result: JSONValue, rows: Written) {
+    /// The answer's result split in one reading: its members other than the goals, read, and
+    /// the goals' text, unread (nil when the answer is not a dashboard's: its goals are then in
+    /// `rest`, and an error says itself).
+    static func split(_ answer: DaemonLink.Answer) throws(DaemonLink.Failure) -> (rest: JSONValue, goals: ArraySlice<UInt8>?) {
         guard answer.range(of: "error") == nil, let result = answer.range(of: "result"),
               let members = JSONParser.members(of: answer.bytes, in: result),
               let goals = members.first(where: { $0.key == "goals" })?.value else {
-            // Not the shape of a dashboard: read whole (an error says itself).
-            let whole = try DaemonLink.result(of: answer, method: "dashboard.get")
-            return (whole, Self.write(whole["goals"]?.arrayValue ?? [], months: months?.byGoal ?? [:]))
+            return (try DaemonLink.result(of: answer, method: "dashboard.get"), nil)
         }
         var rest: [String: JSONValue] = [:]
         do {
             for member in members where member.key != "goals" {
                 rest[member.key] = try JSONParser.parse(answer.bytes, in: member.value)
             }
-            return (.object(rest), try rows(answer.bytes[goals], months: months))
         } catch {
             throw .unreachable("an answer to dashboard.get that is not JSON: \(error)")
         }
+        return (.object(rest), answer.bytes[goals])
     }
 
-    private func rows(_ text: ArraySlice<UInt8>, months: RecentMonths.Kept?) throws(JSONParser.Failure) -> Written {
+    /// The goal rows of a split answer, each with a link to its picture of the closed months
+    /// (`months`): written again only when the goals' text, the months read or the locale moved.
+    func rows(_ goals: ArraySlice<UInt8>?, rest: JSONValue, months: RecentMonths.Kept?) throws(DaemonLink.Failure) -> Written {
+        guard let goals else { return Self.write(rest["goals"]?.arrayValue ?? [], months: months) }
         let version = months?.version ?? 0, locale = WebLocale.current?.identifier
-        if let known = last.withLock({ $0 }), known.months == version, known.locale == locale, Self.same(known.goals, text) { return known.written }
-        let written = Self.write(try JSONParser.parse(Array(text)).arrayValue ?? [], months: months?.byGoal ?? [:])
-        last.withLock { $0 = (Array(text), version, locale, written) }
+        if let known = last.withLock({ $0 }), known.months == version, known.locale == locale, Self.same(known.goals, goals) { return known.written }
+        let written: Written
+        do {
+            written = Self.write(try JSONParser.parse(Array(goals)).arrayValue ?? [], months: months)
+        } catch {
+            throw .unreachable("an answer to dashboard.get that is not JSON: \(error)")
+        }
+        last.withLock { $0 = (Array(goals), version, locale, written) }
         return written
     }
 
@@ -64,7 +63,7 @@ final class DashboardRows: Sendable {
     /// The rows, written here, not by the template: a thousand through Mustache's dynamic
     /// lookups took about 30 ms (the benchmark's database), written directly well under one.
     /// Every text goes through `Pages.escape`, as `{{name}}` would.
-    static func write(_ goals: [JSONValue], months: [String: [Pictures.Month]] = [:]) -> Written {
+    static func write(_ goals: [JSONValue], months: RecentMonths.Kept? = nil) -> Written {
         var rows = ""
         rows.reserveCapacity(goals.count * 400)
         for goal in goals {
@@ -75,10 +74,11 @@ final class DashboardRows: Sendable {
             rows += "<li class=\"goal\"><h3><a href=\"/goals/\(text("id"))\">\(name)</a></h3>\n<p><progress max=\"100\" value=\"\(percent)\" aria-label=\"\(name): \(percent)%\">"
                 + "\(percent)%</progress> \(percent)%</p>\n<p>\(money("current_total")) of \(money("target_amount")) \(currency) · "
                 + "\(money("remaining")) to go\(deadline.isEmpty ? "" : " · by \(deadline)")</p>"
-            if let history = months[goal["id"]?.stringValue ?? ""], !history.isEmpty {
-                rows += "\n<p class=\"history\">" + Pictures.goal(history, currency: goal["currency"]?.stringValue ?? "",
-                                                                name: goal["name"]?.stringValue ?? "", id: text("id"))
-                    + " <small>saved per month, against the plan</small></p>"
+            // The picture is a link, loaded by the browser as it comes into view: a few bytes a
+            // goal here, for a dashboard of a thousand goals.
+            if let months, months.byGoal[goal["id"]?.stringValue ?? ""]?.isEmpty == false {
+                rows += "\n<p class=\"history\"><img class=\"spark\" src=\"/goals/\(text("id"))/months.svg?\(months.query)\" "
+                    + "alt=\"saved per month against the plan\" width=\"96\" height=\"24\" loading=\"lazy\"></p>"
             }
             rows += "</li>\n"
         }

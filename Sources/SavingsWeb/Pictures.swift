@@ -17,6 +17,8 @@ enum Pictures {
         /// The amounts as the daemon wrote them (in the goal currency's precision).
         var plannedText: String
         var contributedText: String
+        var goalName = ""
+        var currency = ""
     }
 
     /// `part` of `whole` as a length of at most `length` units (0 when `whole` is not positive),
@@ -41,27 +43,36 @@ enum Pictures {
             """
     }
 
-    /// A goal's closed months, oldest first: for each, the plan as an outline and what came
-    /// in filled, on one scale; `id` makes the title's id unique on the page.
-    static func goal(_ months: [Month], currency: String, name: String, id: String) -> String {
-        guard !months.isEmpty else { return "" }
+    /// A goal's closed months as an image of its own (`image/svg+xml`), oldest first: for each,
+    /// what came in filled and the plan over it as an outline, on one scale, in whole units; its
+    /// title says the figures. Colours are attributes (the page's style sheet does not reach an
+    /// image), chosen to read on a light and a dark page.
+    static func goalImage(_ months: [Month]) -> String {
         let scale = months.map { max($0.planned, $0.contributed) }.max() ?? 0
         let height = 24, step = 16, bar = 11
-        var title = "\(name), saved per month: "
-        title += months.map { month in
-            "\(HumanTime.month(month.label)) \(WebLocale.amount(month.contributedText)) of \(WebLocale.amount(month.plannedText)) \(currency) planned"
+        let first = months.first
+        let title = "\(first?.goalName ?? ""), saved per month against the plan (\(first?.currency ?? "")): " + months.map { month in
+            "\(HumanTime.month(month.label)) \(WebLocale.amount(month.contributedText)) of \(WebLocale.amount(month.plannedText))"
         }.joined(separator: "; ")
-        // Two paths (what came in, filled; the plans over it as outlines), a bar a month: a few
-        // bytes a bar, for a dashboard of a thousand goals.
         var came = "", planned = ""
         for (index, month) in months.enumerated() {
             let x = index * step
-            let plannedHeight = length(month.planned, of: scale, in: height), cameHeight = length(month.contributed, of: scale, in: height)
-            if cameHeight != "0" { came += "M\(x) \(height)v-\(cameHeight)h\(bar)v\(cameHeight)z" }
-            if plannedHeight != "0" { planned += "M\(x) \(height)v-\(plannedHeight)h\(bar)v\(plannedHeight)z" }
+            let plannedHeight = whole(month.planned, of: scale, in: height), cameHeight = whole(month.contributed, of: scale, in: height)
+            if cameHeight > 0 { came += "M\(x) \(height)v-\(cameHeight)h\(bar)v\(cameHeight)z" }
+            if plannedHeight > 0 { planned += "M\(x) \(height)v-\(plannedHeight)h\(bar)v\(plannedHeight)z" }
         }
-        return "<svg class=\"spark\" viewBox=\"0 0 \(months.count * step) \(height)\" width=\"\(months.count * step)\" height=\"\(height)\" role=\"img\" aria-labelledby=\"h-\(id)\">"
-            + "<title id=\"h-\(id)\">\(Pages.escape(title))</title><path class=\"came-in\" d=\"\(came)\"/><path class=\"planned-outline\" d=\"\(planned)\"/></svg>"
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(months.count * step) \(height)\" width=\"\(months.count * step)\" height=\"\(height)\">"
+            + "<title>\(Pages.escape(title))</title><path fill=\"#2b9348\" d=\"\(came)\"/>"
+            + "<path fill=\"none\" stroke=\"#7d8799\" stroke-width=\"1\" d=\"\(planned)\"/></svg>"
+    }
+
+    /// `part` of `whole` in whole units of `length` (a bar of anything above nothing is at least one).
+    static func whole(_ part: Decimal, of whole: Decimal, in length: Int) -> Int {
+        guard whole > 0, part > 0 else { return 0 }
+        var exact = min(part, whole) / whole * Decimal(length)
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &exact, 0, .plain)
+        return max(1, NSDecimalNumber(decimal: rounded).intValue)
     }
 
     /// `month.history`'s answer as each goal's months, oldest first, by goal id.
@@ -76,7 +87,8 @@ enum Pictures {
                 let plannedText = goal["planned"]?.stringValue ?? "0", contributedText = goal["contributed"]?.stringValue ?? "0"
                 result[id, default: []].append(Month(label: name, planned: (try? Amount.parse(plannedText)) ?? 0,
                                                      contributed: (try? Amount.parse(contributedText)) ?? 0,
-                                                     plannedText: plannedText, contributedText: contributedText))
+                                                     plannedText: plannedText, contributedText: contributedText,
+                                                     goalName: goal["goal_name"]?.stringValue ?? "", currency: goal["currency"]?.stringValue ?? ""))
             }
         }
         return result
@@ -96,6 +108,8 @@ final class RecentMonths: Sendable {
         var byGoal: [String: [Pictures.Month]]
         /// Changes with each new reading (the goal rows written with it are written again).
         var version: Int
+        /// The pictures' links' query: the current month they were read for.
+        var query: String
     }
 
     private let kept = Mutex<Kept?>(nil)
@@ -112,7 +126,8 @@ final class RecentMonths: Sendable {
             return nil
         }
         return kept.withLock { kept in
-            let next = Kept(key: key, at: now, byGoal: Pictures.byGoal(history), version: (kept?.version ?? 0) + 1)
+            let query = "month=\(current.description)&status=\(Screens.queryText(month?["status"]?.stringValue ?? ""))"
+            let next = Kept(key: key, at: now, byGoal: Pictures.byGoal(history), version: (kept?.version ?? 0) + 1, query: query)
             kept = next
             return next
         }

@@ -413,11 +413,18 @@ extension WebTests {
         let emergency = try #require(try daemon.call("goal.get", ["goal": "Emergency fund"])["id"]?.stringValue)
         let closed = history.compactMap { month -> String? in
             guard let line = month["goals"]?.arrayValue?.first(where: { $0["goal_id"]?.stringValue == emergency }) else { return nil }
-            return "\(line["contributed"]?.stringValue ?? "") of \(line["planned"]?.stringValue ?? "") EUR planned"
+            return "\(line["contributed"]?.stringValue ?? "") of \(line["planned"]?.stringValue ?? "")"
         }
-        let spark = try #require(page.firstMatch(of: /<title id="h-[0-9a-f-]+">Emergency fund, saved per month: ([^<]*)<\/title>/)).1
+        // Each goal's picture is its own image, loaded as it comes into view.
+        let link = try #require(page.firstMatch(of: /<img class="spark" src="(\/goals\/[0-9a-f-]+\/months\.svg\?[^"]+)" alt="saved per month against the plan"[^>]*loading="lazy">/)).1
+        #expect(link.hasPrefix("/goals/\(emergency)/months.svg?month="), "\(link)")
+        let image = try session.get(String(link).replacingOccurrences(of: "&amp;", with: "&"))
+        #expect(image.status == 200 && image.headers["content-type"] == "image/svg+xml", "\(image.status) \(image.body)")
+        let spark = try #require(image.body.firstMatch(of: /<title>Emergency fund, saved per month against the plan \(EUR\): ([^<]*)<\/title>/)).1
         #expect(closed.count >= 5 && closed.allSatisfy { spark.contains($0) }, "\(spark) vs \(closed)")
-        #expect(page.components(separatedBy: "<svg class=\"spark\"").count - 1 == (dashboard["goals"]?.arrayValue?.count ?? 0))
+        #expect(page.components(separatedBy: "<img class=\"spark\"").count - 1 == (dashboard["goals"]?.arrayValue?.count ?? 0))
+        #expect(try session.get("/goals/00000000-0000-4000-8000-000000000000/months.svg?month=2026-11&status=executing").status == 404)
+        #expect(try session.get("/goals/\(emergency)/months.svg?month=garbage").status == 404)
     }
 }
 

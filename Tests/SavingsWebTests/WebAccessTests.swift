@@ -108,21 +108,25 @@ import Testing
         let goal: JSONValue = ["id": "g1", "name": "Bike & co", "progress": "0.25", "current_total": "1", "target_amount": "4",
                                "remaining": "3", "currency": "EUR", "deadline": "2030-01-01"]
         let rows = DashboardRows()
-        let first = try rows.read(try answer(["goals": [goal], "currency": "EUR", "stale_drafts": 2]))
+        func read(_ answer: DaemonLink.Answer) throws -> (result: JSONValue, rows: DashboardRows.Written) {
+            let (rest, goals) = try DashboardRows.split(answer)
+            return (rest, try rows.rows(goals, rest: rest, months: nil))
+        }
+        let first = try read(try answer(["goals": [goal], "currency": "EUR", "stale_drafts": 2]))
         #expect(first.rows.count == 1 && first.rows.html.contains("Bike &amp; co") && first.rows.html.contains("value=\"25\""))
         #expect(first.result["stale_drafts"] == 2 && first.result.objectValue?.keys.contains("goals") == false)
-        let same = try rows.read(try answer(["goals": [goal], "currency": "EUR", "stale_drafts": 3]))
+        let same = try read(try answer(["goals": [goal], "currency": "EUR", "stale_drafts": 3]))
         #expect(same.rows.html == first.rows.html && same.result["stale_drafts"] == 3)
         var moved = goal.objectValue!
         moved["progress"] = "0.5"
-        let after = try rows.read(try answer(["goals": [.object(moved)], "currency": "EUR"]))
+        let after = try read(try answer(["goals": [.object(moved)], "currency": "EUR"]))
         #expect(after.rows.html.contains("value=\"50\""))
-        let none = try rows.read(try answer(["goals": [], "currency": "EUR"]))
+        let none = try read(try answer(["goals": [], "currency": "EUR"]))
         #expect(none.rows.count == 0 && none.rows.html.isEmpty)
 
         let refusal = JSONSerializer.bytes(["id": 1, "jsonrpc": "2.0", "error": ["code": -32000, "message": "no access", "data": ["kind": "read_only"]]])
         #expect(throws: DaemonLink.Failure.self) {
-            try rows.read(DaemonLink.Answer(bytes: refusal, members: JSONParser.members(of: refusal) ?? []))
+            try read(DaemonLink.Answer(bytes: refusal, members: JSONParser.members(of: refusal) ?? []))
         }
     }
 

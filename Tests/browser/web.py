@@ -41,6 +41,14 @@ def axe_clean(page, screen):
     check(f"axe-core: no WCAG 2.1 A/AA violation on {screen}", not violations, detail)
 
 
+def fits(page, screen):
+    """A 375 px phone never scrolls sideways on the page as it stands."""
+    page.set_viewport_size({"width": 375, "height": 812})
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    check(f"{screen} fits a 375 px phone", wide <= 375, f"{wide} px wide")
+    page.set_viewport_size({"width": 390, "height": 844})
+
+
 def check(what, ok, detail=""):
     global passes, failures
     if ok:
@@ -114,6 +122,9 @@ def main():
             check("the token becomes a cookie and the address loses it", "token=" not in page.url, page.url)
             goals = page.locator("li.goal h3").all_inner_texts()
             check("the dashboard shows the goals", "Japan trip" in goals and "Emergency fund" in goals, str(goals))
+            page.wait_for_function("Array.from(document.querySelectorAll('img.spark')).some(i => i.complete && i.naturalWidth > 0)", timeout=5000)
+            drawn = page.evaluate("Array.from(document.querySelectorAll('img.spark')).filter(i => i.complete && i.naturalWidth > 0).length")
+            check("each goal's months are drawn (the pictures in view have loaded)", drawn >= 1, f"{drawn} drawn")
 
             # A change made over the socket, as savingsctl in another terminal would, shows without a
             # reload (once the page says changes reach it).
@@ -149,25 +160,23 @@ def main():
                                  (f"assets/{asset_id}/allocations", "an asset's allocations"),
                                  (f"assets/{asset_id}/edit", "an asset's changes"),
                                  (f"goals/{goal_id}/edit", "a goal's changes"),
-                                 (f"goals/{goal_id}", "a goal"), ("plans", "planning"), ("month", "the month")]:
+                                 (f"goals/{goal_id}", "a goal"), ("plans", "planning"), ("month", "the month"),
+                                 ("import", "the import and backup"), (f"assets/{crypto_id}/chain", "an asset's chain watch")]:
                 page.goto(base + path)
                 axe_clean(page, screen)
-                page.set_viewport_size({"width": 375, "height": 812})
-                wide = page.evaluate("document.documentElement.scrollWidth")
-                check(f"{screen} fits a 375 px phone", wide <= 375, f"{wide} px wide")
-                page.set_viewport_size({"width": 390, "height": 844})
+                fits(page, screen)
             # An import from the browser: a file picked, checked (nothing written), then imported.
             csv_path = os.path.join(directory, "bank.csv")
             with open(csv_path, "w") as f:
                 f.write("date,amount,note\n2026-01-05,100.50,Salary\n2026-01-07,-20,Groceries\n")
             page.goto(base + "import")
-            axe_clean(page, "the import")
             page.get_by_label("File").set_input_files(csv_path)
             page.get_by_label("Into").select_option(asset_id)
             transactions_before = len(daemon.call("tx.list", {"asset": asset_id, "limit": 1000})["transactions"])
             page.get_by_role("button", name="Check the file").click()
             page.wait_for_url("**/import")
             axe_clean(page, "an import's check")
+            fits(page, "an import's check")
             check("the check shows the rows and writes nothing", "2 to import" in page.content()
                   and len(daemon.call("tx.list", {"asset": asset_id, "limit": 1000})["transactions"]) == transactions_before)
             page.get_by_role("button", name="Import 2 rows").click()
@@ -179,21 +188,17 @@ def main():
             page.get_by_role("button", name="Check the file").click()
             page.wait_for_url("**/import")
             axe_clean(page, "an import's question which file it is")
+            fits(page, "an import's question which file it is")
             page.get_by_role("button", name="Check the file").click()
             page.wait_for_url("**/import/check")
             axe_clean(page, "an import's check with coins to map")
-            for path, screen in [("import", "the import"), (f"assets/{crypto_id}/chain", "an asset's chain watch")]:
-                page.goto(base + path)
-                axe_clean(page, screen)
-                page.set_viewport_size({"width": 375, "height": 812})
-                wide = page.evaluate("document.documentElement.scrollWidth")
-                check(f"{screen} fits a 375 px phone", wide <= 375, f"{wide} px wide")
-                page.set_viewport_size({"width": 390, "height": 844})
+            fits(page, "an import's check with coins to map")
 
             # The question before a deletion, and its way back.
             page.goto(base + f"assets/{asset_id}/edit")
             page.get_by_role("button", name="Delete this asset").click()
             axe_clean(page, "the question before deleting an asset")
+            fits(page, "the question before deleting an asset")
             page.get_by_role("link", name="Cancel").click()
             check("cancelling the question deletes nothing", len(daemon.call("asset.list")["assets"]) == asset_count, page.url)
             page.goto(base)
