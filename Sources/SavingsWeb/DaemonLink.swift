@@ -87,6 +87,15 @@ public struct DaemonLink: Sendable {
 
     /// Calls `method` and returns its answer unread (progress notifications skipped).
     public func answer(_ method: String, _ params: [String: JSONValue] = [:]) async throws(Failure) -> Answer {
+        try await exchange(method, params, notified: nil)
+    }
+
+    private typealias Writer = NIOAsyncChannelOutboundWriter<ByteBuffer>
+
+    /// Sends `method` on a connection of its own and reads to its answer; each notification
+    /// before it goes to `notified` (progress is skipped without one).
+    private func exchange(_ method: String, _ params: [String: JSONValue],
+                          notified: (@Sendable (JSONValue, Writer) async throws -> Void)?) async throws(Failure) -> Answer {
         let channel = try await connect()
         var answer: Answer?
         do {
@@ -97,11 +106,12 @@ public struct DaemonLink: Sendable {
                     guard let members = JSONParser.members(of: bytes) else {
                         throw Failure.unreachable("an answer to \(method) that is not a JSON object")
                     }
-                    // Progress notifications have no id; the answer has ours.
+                    // Notifications have no id; the answer has ours.
                     if members.contains(where: { $0.key == "id" }) {
                         answer = Answer(bytes: bytes, members: members)
                         return
                     }
+                    if let notified { try await notified(try JSONParser.parse(bytes), outbound) }
                 }
             }
         } catch let failure as Failure {
@@ -172,40 +182,19 @@ public struct DaemonLink: Sendable {
     public func upload(_ method: String, _ params: [String: JSONValue], file: [UInt8]) async throws(Failure) -> JSONValue {
         var params = params
         params["upload"] = ["size": .int(file.count)]
-        let channel = try await connect()
-        var answer: Answer?
-        do {
-            try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(Self.requestLine(method, params))
-                for try await line in inbound {
-                    let bytes = Array(buffer: line)
-                    guard let members = JSONParser.members(of: bytes) else {
-                        throw Failure.unreachable("an answer to \(method) that is not a JSON object")
-                    }
-                    if members.contains(where: { $0.key == "id" }) {
-                        answer = Answer(bytes: bytes, members: members)
-                        return
-                    }
-                    let message = try JSONParser.parse(bytes)
-                    guard message["method"]?.stringValue == "upload.ready" else { continue }
-                    // Chunks as large as the daemon takes, within reason.
-                    let size = min(max(message["params"]?["max_chunk_bytes"]?.intValue ?? 65_536, 1_024), 1 << 20)
-                    var offset = 0
-                    while offset < file.count {
-                        let end = min(offset + size, file.count)
-                        let data = Data(file[offset..<end]).base64EncodedString()
-                        try await outbound.write(Self.notificationLine("upload.chunk", ["id": 1, "data": .string(data)]))
-                        offset = end
-                    }
-                    try await outbound.write(Self.notificationLine("upload.end", ["id": 1]))
-                }
+        let answer = try await exchange(method, params) { message, outbound in
+            guard message["method"]?.stringValue == "upload.ready" else { return }
+            // Chunks as large as the daemon takes, within reason.
+            let size = min(max(message["params"]?["max_chunk_bytes"]?.intValue ?? 65_536, 1_024), 1 << 20)
+            var offset = 0
+            while offset < file.count {
+                let end = min(offset + size, file.count)
+                let data = Data(file[offset..<end]).base64EncodedString()
+                try await outbound.write(Self.notificationLine("upload.chunk", ["id": 1, "data": .string(data)]))
+                offset = end
             }
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            throw .unreachable("\(error)")
+            try await outbound.write(Self.notificationLine("upload.end", ["id": 1]))
         }
-        guard let answer else { throw .unreachable("the connection ended before the answer to \(method)") }
         return try Self.result(of: answer, method: method)
     }
 
