@@ -34,8 +34,8 @@ enum Assets {
         svg .label { fill: currentColor; font-size: 13px; }
         svg .planned { fill: var(--muted, #767676); }
         svg .came-in { fill: var(--accent); }
-        p.history { margin: 0.25rem 0; }
-        img.spark { vertical-align: middle; }
+        figure.picture img { max-width: 100%; height: auto; }
+        figure.months { max-width: none; }
         button { font: inherit; padding: 0.3rem 0.8rem; }
         input, select { font: inherit; max-width: 100%; }
         input[type=range] { width: min(20rem, 70vw); vertical-align: middle; }

@@ -16,7 +16,7 @@ final class DashboardRows: Sendable {
         var count: Int
     }
 
-    private let last = Mutex<(goals: [UInt8], months: Int, locale: String?, written: Written)?>(nil)
+    private let last = Mutex<(goals: [UInt8], locale: String?, written: Written)?>(nil)
 
     /// The answer's result split in one reading: its members other than the goals, read, and
     /// the goals' text, unread (nil when the answer is not a dashboard's: its goals are then in
@@ -38,19 +38,19 @@ final class DashboardRows: Sendable {
         return (.object(rest), answer.bytes[goals])
     }
 
-    /// The goal rows of a split answer, each with a link to its picture of the closed months
-    /// (`months`): written again only when the goals' text, the months read or the locale moved.
-    func rows(_ goals: ArraySlice<UInt8>?, rest: JSONValue, months: RecentMonths.Kept?) throws(DaemonLink.Failure) -> Written {
-        guard let goals else { return Self.write(rest["goals"]?.arrayValue ?? [], months: months) }
-        let version = months?.version ?? 0, locale = WebLocale.current?.identifier
-        if let known = last.withLock({ $0 }), known.months == version, known.locale == locale, Self.same(known.goals, goals) { return known.written }
+    /// The goal rows of a split answer: written again only when the goals' text or the locale
+    /// moved.
+    func rows(_ goals: ArraySlice<UInt8>?, rest: JSONValue) throws(DaemonLink.Failure) -> Written {
+        guard let goals else { return Self.write(rest["goals"]?.arrayValue ?? []) }
+        let locale = WebLocale.current?.identifier
+        if let known = last.withLock({ $0 }), known.locale == locale, Self.same(known.goals, goals) { return known.written }
         let written: Written
         do {
-            written = Self.write(try JSONParser.parse(Array(goals)).arrayValue ?? [], months: months)
+            written = Self.write(try JSONParser.parse(Array(goals)).arrayValue ?? [])
         } catch {
             throw .unreachable("an answer to dashboard.get that is not JSON: \(error)")
         }
-        last.withLock { $0 = (Array(goals), version, locale, written) }
+        last.withLock { $0 = (Array(goals), locale, written) }
         return written
     }
 
@@ -63,7 +63,7 @@ final class DashboardRows: Sendable {
     /// The rows, written here, not by the template: a thousand through Mustache's dynamic
     /// lookups took about 30 ms (the benchmark's database), written directly well under one.
     /// Every text goes through `Pages.escape`, as `{{name}}` would.
-    static func write(_ goals: [JSONValue], months: RecentMonths.Kept? = nil) -> Written {
+    static func write(_ goals: [JSONValue]) -> Written {
         var rows = ""
         rows.reserveCapacity(goals.count * 400)
         for goal in goals {
@@ -74,12 +74,6 @@ final class DashboardRows: Sendable {
             rows += "<li class=\"goal\"><h3><a href=\"/goals/\(text("id"))\">\(name)</a></h3>\n<p><progress max=\"100\" value=\"\(percent)\" aria-label=\"\(name): \(percent)%\">"
                 + "\(percent)%</progress> \(percent)%</p>\n<p>\(money("current_total")) of \(money("target_amount")) \(currency) · "
                 + "\(money("remaining")) to go\(deadline.isEmpty ? "" : " · by \(deadline)")</p>"
-            // The picture is a link, loaded by the browser as it comes into view: a few bytes a
-            // goal here, for a dashboard of a thousand goals.
-            if let months, months.byGoal[goal["id"]?.stringValue ?? ""]?.isEmpty == false {
-                rows += "\n<p class=\"history\"><img class=\"spark\" src=\"/goals/\(text("id"))/months.svg?\(months.query)\" "
-                    + "alt=\"saved per month against the plan\" width=\"96\" height=\"24\" loading=\"lazy\"></p>"
-            }
             rows += "</li>\n"
         }
         return Written(html: rows, count: goals.count)

@@ -45,8 +45,8 @@ struct Pages: Sendable {
         var problem: String?
     }
 
-    func dashboard(_ answer: JSONValue, rows: DashboardRows.Written, csrf: String, notice: Notice? = nil) -> ByteBuffer {
-        let (head, tail) = dashboard(answer, goalCount: rows.count, csrf: csrf, notice: notice)
+    func dashboard(_ answer: JSONValue, rows: DashboardRows.Written, csrf: String, notice: Notice? = nil, months: String? = nil) -> ByteBuffer {
+        let (head, tail) = dashboard(answer, goalCount: rows.count, csrf: csrf, notice: notice, months: months)
         var page = ByteBuffer()
         page.reserveCapacity(head.utf8.count + rows.html.utf8.count + tail.utf8.count)
         page.writeSubstring(head)
@@ -56,8 +56,9 @@ struct Pages: Sendable {
     }
 
     /// The dashboard's page around its goal rows: what comes before them and after.
-    private func dashboard(_ answer: JSONValue, goalCount: Int, csrf: String, notice: Notice?) -> (head: Substring, tail: Substring) {
+    private func dashboard(_ answer: JSONValue, goalCount: Int, csrf: String, notice: Notice?, months: String?) -> (head: Substring, tail: Substring) {
         var context: [String: Any] = [
+            "months": months.map { "/months.svg?" + $0 } ?? "",
             "undone": notice?.undone == true, "undoProblem": notice?.problem ?? "", "hasUndoProblem": notice?.problem != nil,
             "title": "Dashboard", "csrf": csrf, "noGoals": goalCount == 0,
             "currency": answer["currency"]?.stringValue ?? "",
@@ -72,7 +73,7 @@ struct Pages: Sendable {
         }
         if let month = answer["month"], month != .null {
             context["month"] = [
-                "label": month["month"]?.stringValue ?? "", "status": month["status"]?.stringValue ?? "",
+                "label": HumanTime.month(month["month"]?.stringValue ?? ""), "status": month["status"]?.stringValue ?? "",
                 "planned": Self.money(month["planned"]), "contributed": Self.money(month["contributed"]),
                 "remaining": Self.money(month["remaining"]), "currency": month["currency"]?.stringValue ?? "",
                 "picture": Pictures.month(planned: month["planned"]?.stringValue ?? "0", contributed: month["contributed"]?.stringValue ?? "0",
@@ -216,6 +217,9 @@ struct Pages: Sendable {
         <p>Planned {{planned}} {{currency}} · contributed {{contributed}} {{currency}} · remaining {{remaining}} {{currency}}</p>
         <figure class="picture">{{{picture}}}</figure></section>
         {{/month}}
+        {{#months}}<section aria-labelledby="months-h"><h2 id="months-h">The last closed months</h2>
+        <figure class="picture months"><img src="{{months}}" alt="Each goal's last closed months: what came in against what was planned" loading="lazy">
+        <figcaption><small>filled: what came in; outlined: the plan. Each goal's page has the figures.</small></figcaption></figure></section>{{/months}}
         <section aria-labelledby="goals-h"><h2 id="goals-h">Goals</h2>
         {{#noGoals}}<p>No goals yet.</p>{{/noGoals}}
         <p><a href="/goals/new">New goal</a></p>

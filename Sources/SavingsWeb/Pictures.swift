@@ -17,9 +17,18 @@ enum Pictures {
         /// The amounts as the daemon wrote them (in the goal currency's precision).
         var plannedText: String
         var contributedText: String
-        var goalName = ""
-        var currency = ""
     }
+
+    /// A goal's closed months, oldest first.
+    struct GoalMonths: Sendable, Equatable {
+        var id: String
+        var name: String
+        var currency: String
+        var months: [Month]
+    }
+
+    /// The most goals one picture draws (a row each); the rest are counted below it.
+    static let maxRows = 100
 
     /// `part` of `whole` as a length of at most `length` units (0 when `whole` is not positive),
     /// as the report's charts write it (`HTMLReport.scaled`).
@@ -43,27 +52,49 @@ enum Pictures {
             """
     }
 
-    /// A goal's closed months as an image of its own (`image/svg+xml`), oldest first: for each,
-    /// what came in filled and the plan over it as an outline, on one scale, in whole units; its
-    /// title says the figures. Colours are attributes (the page's style sheet does not reach an
-    /// image), chosen to read on a light and a dark page.
-    static func goalImage(_ months: [Month]) -> String {
-        let scale = months.map { max($0.planned, $0.contributed) }.max() ?? 0
-        let height = 24, step = 16, bar = 11
-        let first = months.first
-        let title = "\(first?.goalName ?? ""), saved per month against the plan (\(first?.currency ?? "")): " + months.map { month in
-            "\(HumanTime.month(month.label)) \(WebLocale.amount(month.contributedText)) of \(WebLocale.amount(month.plannedText))"
-        }.joined(separator: "; ")
-        var came = "", planned = ""
-        for (index, month) in months.enumerated() {
-            let x = index * step
-            let plannedHeight = whole(month.planned, of: scale, in: height), cameHeight = whole(month.contributed, of: scale, in: height)
-            if cameHeight > 0 { came += "M\(x) \(height)v-\(cameHeight)h\(bar)v\(cameHeight)z" }
-            if plannedHeight > 0 { planned += "M\(x) \(height)v-\(plannedHeight)h\(bar)v\(plannedHeight)z" }
+    /// The goals' last closed months as one image (`image/svg+xml`): a row a goal (its name,
+    /// then a bar a month: what came in filled, the plan over it as an outline, on the goal's own
+    /// scale), the months named on top; each row's title says its figures. At most `maxRows`
+    /// rows. Colours and fonts are attributes (the page's style sheet does not reach an image),
+    /// chosen to read on a light and a dark page.
+    static func closedMonths(_ kept: RecentMonths.Kept) -> String {
+        let labels = kept.labels
+        let rowHeight = 28, barHeight = 20, nameWidth = 190, step = 68, bar = 40, top = 22
+        let shown = kept.goals.prefix(maxRows)
+        let more = kept.goals.count - shown.count
+        let width = nameWidth + max(labels.count, 1) * step
+        let height = top + max(shown.count, 1) * rowHeight + (more > 0 ? rowHeight : 0)
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\" "
+            + "font-family=\"sans-serif\" font-size=\"13\" fill=\"#7d8799\">"
+            + "<title>Each goal's last closed months: what came in against what was planned</title>"
+        if shown.isEmpty {
+            svg += "<text x=\"0\" y=\"14\">No month has closed yet.</text>"
         }
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(months.count * step) \(height)\" width=\"\(months.count * step)\" height=\"\(height)\">"
-            + "<title>\(Pages.escape(title))</title><path fill=\"#2b9348\" d=\"\(came)\"/>"
-            + "<path fill=\"none\" stroke=\"#7d8799\" stroke-width=\"1\" d=\"\(planned)\"/></svg>"
+        for (index, label) in labels.enumerated() {
+            svg += "<text x=\"\(nameWidth + index * step + bar / 2)\" y=\"14\" text-anchor=\"middle\">\(Pages.escape(HumanTime.month(label)))</text>"
+        }
+        for (row, goal) in shown.enumerated() {
+            let y = top + row * rowHeight, base = top + row * rowHeight + barHeight + 2
+            let scale = goal.months.map { max($0.planned, $0.contributed) }.max() ?? 0
+            let figures = goal.months.map { month in
+                "\(HumanTime.month(month.label)) \(WebLocale.amount(month.contributedText)) of \(WebLocale.amount(month.plannedText))"
+            }.joined(separator: "; ")
+            var came = "", planned = ""
+            for month in goal.months {
+                guard let column = labels.firstIndex(of: month.label) else { continue }
+                let x = nameWidth + column * step
+                let plannedHeight = whole(month.planned, of: scale, in: barHeight), cameHeight = whole(month.contributed, of: scale, in: barHeight)
+                if cameHeight > 0 { came += "M\(x) \(base)v-\(cameHeight)h\(bar)v\(cameHeight)z" }
+                if plannedHeight > 0 { planned += "M\(x) \(base)v-\(plannedHeight)h\(bar)v\(plannedHeight)z" }
+            }
+            svg += "<g><title>\(Pages.escape("\(goal.name), saved per month against the plan (\(goal.currency)): \(figures)"))</title>"
+                + "<text x=\"0\" y=\"\(y + 17)\" fill=\"#4a5568\">\(Pages.escape(String(goal.name.prefix(26))))</text>"
+                + "<path fill=\"#2b9348\" d=\"\(came)\"/><path fill=\"none\" stroke=\"#7d8799\" d=\"\(planned)\"/></g>"
+        }
+        if more > 0 {
+            svg += "<text x=\"0\" y=\"\(top + shown.count * rowHeight + 17)\">and \(more) more goals: each goal's page has its months</text>"
+        }
+        return svg + "</svg>"
     }
 
     /// `part` of `whole` in whole units of `length` (a bar of anything above nothing is at least one).
@@ -75,23 +106,31 @@ enum Pictures {
         return max(1, NSDecimalNumber(decimal: rounded).intValue)
     }
 
-    /// `month.history`'s answer as each goal's months, oldest first, by goal id.
-    static func byGoal(_ history: JSONValue) -> [String: [Month]] {
-        var result: [String: [Month]] = [:]
+    /// `month.history`'s answer as each goal's months, oldest first, goals in the newest
+    /// month's order (then the others as they first appear).
+    static func goals(_ history: JSONValue) -> [GoalMonths] {
         let label = { (month: JSONValue) -> String in month["month"]?.stringValue ?? "" }
         let months = (history["months"]?.arrayValue ?? []).sorted { label($0) < label($1) }
+        var order: [String] = []
+        var found: [String: GoalMonths] = [:]
+        for month in months.reversed() {
+            for goal in month["goals"]?.arrayValue ?? [] {
+                guard let id = goal["goal_id"]?.stringValue, found[id] == nil else { continue }
+                order.append(id)
+                found[id] = GoalMonths(id: id, name: goal["goal_name"]?.stringValue ?? "", currency: goal["currency"]?.stringValue ?? "", months: [])
+            }
+        }
         for month in months {
             let name = label(month)
             for goal in month["goals"]?.arrayValue ?? [] {
                 guard let id = goal["goal_id"]?.stringValue else { continue }
                 let plannedText = goal["planned"]?.stringValue ?? "0", contributedText = goal["contributed"]?.stringValue ?? "0"
-                result[id, default: []].append(Month(label: name, planned: (try? Amount.parse(plannedText)) ?? 0,
-                                                     contributed: (try? Amount.parse(contributedText)) ?? 0,
-                                                     plannedText: plannedText, contributedText: contributedText,
-                                                     goalName: goal["goal_name"]?.stringValue ?? "", currency: goal["currency"]?.stringValue ?? ""))
+                found[id]?.months.append(Month(label: name, planned: (try? Amount.parse(plannedText)) ?? 0,
+                                               contributed: (try? Amount.parse(contributedText)) ?? 0,
+                                               plannedText: plannedText, contributedText: contributedText))
             }
         }
-        return result
+        return order.compactMap { found[$0] }
     }
 }
 
@@ -105,31 +144,46 @@ final class RecentMonths: Sendable {
     struct Kept: Sendable {
         var key: String
         var at: ContinuousClock.Instant
-        var byGoal: [String: [Pictures.Month]]
-        /// Changes with each new reading (the goal rows written with it are written again).
-        var version: Int
-        /// The pictures' links' query: the current month they were read for.
-        var query: String
+        var goals: [Pictures.GoalMonths]
+        /// The months read, oldest first.
+        var labels: [String]
     }
 
     private let kept = Mutex<Kept?>(nil)
 
+    /// The key of a current month (its label and status), nil without one.
+    private static func key(_ month: JSONValue?) -> (key: String, label: MonthLabel)? {
+        guard let text = month?["month"]?.stringValue, let label = try? MonthLabel(parsing: text) else { return nil }
+        let status = month?["status"]?.stringValue ?? ""
+        guard status.count <= 16, status.allSatisfy({ $0.isASCII && $0.isLetter }) else { return nil }
+        return (text + "." + status, label)
+    }
+
+    /// The picture's link query for the dashboard whose current month is `month`.
+    static func query(current month: JSONValue?) -> String? {
+        guard let (_, label) = key(month) else { return nil }
+        return "month=\(label.description)&amp;status=\(month?["status"]?.stringValue ?? "")"
+    }
+
+    /// The reading kept for `month`, if there is one still fresh (nothing is asked).
+    func known(current month: JSONValue?) -> Kept? {
+        guard let (key, _) = Self.key(month), let known = kept.withLock({ $0 }), known.key == key,
+              ContinuousClock.now - known.at < Self.kept else { return nil }
+        return known
+    }
+
     /// The months for the dashboard whose current month is `month` (its label and status).
     func months(current month: JSONValue?, daemon: DaemonLink) async -> Kept? {
-        guard let label = month?["month"]?.stringValue, let current = try? MonthLabel(parsing: label) else { return nil }
-        let key = label + "|" + (month?["status"]?.stringValue ?? "")
-        let now = ContinuousClock.now
-        if let known = kept.withLock({ $0 }), known.key == key, now - known.at < Self.kept { return known }
+        guard let (key, current) = Self.key(month) else { return nil }
+        if let known = known(current: month) { return known }
         let from = current.adding(-Self.shown), to = current.adding(-1)
-        // No pictures rather than no dashboard: a refusal here leaves them out.
+        // No picture rather than no page: a refusal here leaves it out.
         guard let history = try? await daemon.call("month.history", ["from": .string(from.description), "to": .string(to.description)]) else {
             return nil
         }
-        return kept.withLock { kept in
-            let query = "month=\(current.description)&status=\(Screens.queryText(month?["status"]?.stringValue ?? ""))"
-            let next = Kept(key: key, at: now, byGoal: Pictures.byGoal(history), version: (kept?.version ?? 0) + 1, query: query)
-            kept = next
-            return next
-        }
+        let labels = (history["months"]?.arrayValue ?? []).compactMap { $0["month"]?.stringValue }.sorted()
+        let next = Kept(key: key, at: .now, goals: Pictures.goals(history), labels: labels)
+        kept.withLock { $0 = next }
+        return next
     }
 }

@@ -55,9 +55,7 @@ struct Screens: Sendable {
         addImport(to: router)
         addData(to: router)
         router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }
-        router.get("/goals/:id/months.svg") { request, context in
-            await monthsPicture(context.parameters.get("id") ?? "", query: Self.query(request))
-        }
+        router.get("/months.svg") { request, _ in await monthsPicture(query: Self.query(request)) }
         router.get("/plans") { request, _ in await planning(Self.query(request)) }
         router.get("/month") { _, _ in await month() }
 
@@ -124,24 +122,24 @@ struct Screens: Sendable {
     func dashboard(notice: Pages.Notice? = nil) async -> Response {
         do {
             let (answer, goals) = try DashboardRows.split(try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields]))
-            let months = await recentMonths.months(current: answer["month"], daemon: daemon)
-            let rows = try dashboardRows.rows(goals, rest: answer, months: months)
+            let rows = try dashboardRows.rows(goals, rest: answer)
+            // The closed months' picture is an image of its own, read when the browser asks for it.
+            let months = recentMonths.known(current: answer["month"])?.goals.isEmpty == true ? nil : RecentMonths.query(current: answer["month"])
             return Response(status: notice?.problem == nil ? .ok : .unprocessableContent, headers: [.contentType: "text/html; charset=utf-8"],
-                            body: .init(byteBuffer: pages.dashboard(answer, rows: rows, csrf: csrf, notice: notice)))
+                            body: .init(byteBuffer: pages.dashboard(answer, rows: rows, csrf: csrf, notice: notice, months: months)))
         } catch {
             return WebServer.problem(error, pages: pages)
         }
     }
 
-    /// A goal's closed months as a picture (the dashboard links it for each goal), for the
-    /// current month its link names.
-    func monthsPicture(_ id: String, query: [String: String]) async -> Response {
+    /// The goals' last closed months as one picture (the dashboard links it), for the current
+    /// month its link names (`month`, `status`).
+    func monthsPicture(query: [String: String]) async -> Response {
         let current: JSONValue = ["month": .string(query["month"] ?? ""), "status": .string(query["status"] ?? "")]
-        guard let months = await recentMonths.months(current: current, daemon: daemon),
-              let history = months.byGoal[id], !history.isEmpty else {
+        guard let months = await recentMonths.months(current: current, daemon: daemon) else {
             return WebServer.html(pages.problem("There is no such picture."), status: .notFound)
         }
-        return WebServer.asset(Pictures.goalImage(history), type: "image/svg+xml")
+        return WebServer.asset(Pictures.closedMonths(months), type: "image/svg+xml")
     }
 
     func assets() async -> Response {

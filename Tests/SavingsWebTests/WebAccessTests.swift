@@ -110,7 +110,7 @@ import Testing
         let rows = DashboardRows()
         func read(_ answer: DaemonLink.Answer) throws -> (result: JSONValue, rows: DashboardRows.Written) {
             let (rest, goals) = try DashboardRows.split(answer)
-            return (rest, try rows.rows(goals, rest: rest, months: nil))
+            return (rest, try rows.rows(goals, rest: rest))
         }
         let first = try read(try answer(["goals": [goal], "currency": "EUR", "stale_drafts": 2]))
         #expect(first.rows.count == 1 && first.rows.html.contains("Bike &amp; co") && first.rows.html.contains("value=\"25\""))

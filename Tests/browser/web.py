@@ -122,9 +122,10 @@ def main():
             check("the token becomes a cookie and the address loses it", "token=" not in page.url, page.url)
             goals = page.locator("li.goal h3").all_inner_texts()
             check("the dashboard shows the goals", "Japan trip" in goals and "Emergency fund" in goals, str(goals))
-            page.wait_for_function("Array.from(document.querySelectorAll('img.spark')).some(i => i.complete && i.naturalWidth > 0)", timeout=5000)
-            drawn = page.evaluate("Array.from(document.querySelectorAll('img.spark')).filter(i => i.complete && i.naturalWidth > 0).length")
-            check("each goal's months are drawn (the pictures in view have loaded)", drawn >= 1, f"{drawn} drawn")
+            page.locator("figure.picture img").scroll_into_view_if_needed()
+            page.wait_for_function("Array.from(document.querySelectorAll('figure.picture img')).some(i => i.complete && i.naturalWidth > 0)", timeout=5000)
+            drawn = page.evaluate("document.querySelector('figure.picture img').naturalHeight")
+            check("the goals' closed months are drawn, a row a goal", drawn >= 4 * 28, f"{drawn} px high")
 
             # A change made over the socket, as savingsctl in another terminal would, shows without a
             # reload (once the page says changes reach it).
