@@ -13,8 +13,19 @@ import SavingsRPC
 /// savingsd itself opens no TCP port.
 public struct DaemonLink: Sendable {
     public let socketPath: String
+    /// Connections kept open for the calls that come often and only read (`keptAnswer`).
+    let kept: KeptConnections
 
-    public init(socketPath: String) { self.socketPath = socketPath }
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+        kept = KeptConnections()
+    }
+
+    /// Calls `method`, which only reads, on a connection kept open between calls (the dashboard:
+    /// a connection of its own each time cost its set-up on both sides); its answer unread.
+    public func keptAnswer(_ method: String, _ params: [String: JSONValue] = [:]) async throws(Failure) -> Answer {
+        try await kept.answer(Self.requestLine(method, params), method: method, link: self)
+    }
 
     /// Why a call did not give a result: the daemon's error (with savingsctl's message and next
     /// step), or the daemon out of reach.
@@ -40,9 +51,9 @@ public struct DaemonLink: Sendable {
         }
     }
 
-    private typealias Line = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    typealias Line = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
-    private func connect() async throws(Failure) -> Line {
+    func connect() async throws(Failure) -> Line {
         do {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 // An answer (a dashboard of a thousand goals is 200 KB) read in few large reads,
@@ -216,7 +227,7 @@ public struct DaemonLink: Sendable {
         params["download"] = true
         let channel = try await connect()
         let chunks = AsyncThrowingChannel<ByteBuffer, any Error>()
-        let started = Started()
+        let started = OneShot<Int>()
         let task = Task {
             let underlying = channel.channel
             do {
@@ -263,36 +274,6 @@ public struct DaemonLink: Sendable {
         }
     }
 
-    /// The first outcome of a download (its size, or why it did not start), told once.
-    private final class Started: Sendable {
-        private let state = NIOLockedValueBox<(outcome: Result<Int, Failure>?, waiter: CheckedContinuation<Result<Int, Failure>, Never>?)>((nil, nil))
-
-        /// Tells the outcome; false when it was told before.
-        @discardableResult
-        func resume(_ outcome: Result<Int, Failure>) -> Bool {
-            let (told, waiter) = state.withLockedValue { state -> (Bool, CheckedContinuation<Result<Int, Failure>, Never>?) in
-                guard state.outcome == nil else { return (false, nil) }
-                state.outcome = outcome
-                defer { state.waiter = nil }
-                return (true, state.waiter)
-            }
-            waiter?.resume(returning: outcome)
-            return told
-        }
-
-        var value: Result<Int, Failure> {
-            get async {
-                await withCheckedContinuation { continuation in
-                    let outcome = state.withLockedValue { state -> Result<Int, Failure>? in
-                        if state.outcome == nil { state.waiter = continuation }
-                        return state.outcome
-                    }
-                    if let outcome { continuation.resume(returning: outcome) }
-                }
-            }
-        }
-    }
-
     /// A notification line (no id): `method` with `params`.
     private static func notificationLine(_ method: String, _ params: [String: JSONValue]) -> ByteBuffer {
         let notification: JSONValue = ["jsonrpc": "2.0", "method": .string(method), "params": .object(params)]
@@ -300,7 +281,7 @@ public struct DaemonLink: Sendable {
     }
 
     /// A request line: `method` with `params`, id 1 (one request per connection).
-    private static func requestLine(_ method: String, _ params: [String: JSONValue] = [:]) -> ByteBuffer {
+    static func requestLine(_ method: String, _ params: [String: JSONValue] = [:]) -> ByteBuffer {
         let request: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": .string(method), "params": .object(params)]
         return ByteBuffer(bytes: JSONSerializer.bytes(request) + [0x0A])
     }

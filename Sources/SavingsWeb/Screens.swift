@@ -121,7 +121,7 @@ struct Screens: Sendable {
 
     func dashboard(notice: Pages.Notice? = nil) async -> Response {
         do {
-            let (answer, goals) = try DashboardRows.split(try await daemon.answer("dashboard.get", ["goal_fields": DashboardRows.fields]))
+            let (answer, goals) = try DashboardRows.split(try await daemon.keptAnswer("dashboard.get", ["goal_fields": DashboardRows.fields]))
             let rows = try dashboardRows.rows(goals, rest: answer)
             // The closed months' picture is an image of its own, read when the browser asks for it.
             let months = recentMonths.known(current: answer["month"])?.goals.isEmpty == true ? nil : RecentMonths.query(current: answer["month"])

@@ -522,3 +522,27 @@ extension WebTests {
             + [JSONSerializer.serialize(try daemon.call("tx.list", ["limit": 1000]))]
     }
 }
+
+/// The dashboard's daemon connections are kept between pages: one the daemon closed while idle,
+/// or lost when it restarted, is replaced without the page noticing; while it is down the page
+/// says so.
+extension WebTests {
+    @Test func keptConnectionsOutliveTheDaemonsIdleTimeoutAndARestart() throws {
+        let directory = try makeScratchDirectory()
+        var daemon = try DaemonProcess(directory: directory, environment: ["SAVINGSD_IDLE_TIMEOUT": "1"])
+        _ = try daemon.call("goal.create", ["name": "Bike", "currency": "EUR", "target_amount": "800", "deadline": "2030-01-01"])
+        let session = try Session(daemon)
+        for _ in 0..<3 { #expect(try session.get("/").body.contains(">Bike</a>")) }
+        Thread.sleep(forTimeInterval: 2.5)
+        // The daemon has closed the idle connections meanwhile.
+        for _ in 0..<3 { #expect(try session.get("/").status == 200) }
+        _ = try daemon.call("goal.create", ["name": "Trip", "currency": "EUR", "target_amount": "900", "deadline": "2030-01-01"])
+        #expect(try session.get("/").body.contains(">Trip</a>"), "a kept connection answers what is, not what was")
+        _ = daemon.stop()
+        let down = try session.get("/")
+        #expect(down.status == 503 && down.body.contains("cannot be reached"), "\(down.status)")
+        daemon = try DaemonProcess(directory: directory, environment: ["SAVINGSD_IDLE_TIMEOUT": "1"])
+        #expect(try session.get("/").body.contains(">Trip</a>"))
+        _ = daemon.stop()
+    }
+}
