@@ -195,6 +195,9 @@ def main():
             axe_clean(page, "an import's check with coins to map")
             fits(page, "an import's check with coins to map")
 
+            # Each screen's create, change and delete, by the page's own forms, checked over the socket.
+            round_trips(page, base, daemon)
+
             # The question before a deletion, and its way back.
             page.goto(base + f"assets/{asset_id}/edit")
             page.get_by_role("button", name="Delete this asset").click()
@@ -331,6 +334,79 @@ def main():
         shutil.rmtree(directory, ignore_errors=True)
     print(f"{passes} passed, {failures} failed")
     sys.exit(0 if failures == 0 else 1)
+
+
+def round_trips(page, base, daemon):
+    """Goals, assets, transactions and rates made, changed and deleted as a person would."""
+    from decimal import Decimal
+
+    def named(listing, key, name):
+        return next((item for item in daemon.call(listing)[key] if item["name"] == name), None)
+
+    page.goto(base)
+    page.get_by_role("link", name="New goal").click()
+    page.get_by_label("Name").fill("Bicycle")
+    page.get_by_label("Target").fill("1200")
+    page.get_by_label("Reach it by").fill("2028-06-30")
+    page.get_by_role("button", name="Create the goal").click()
+    page.wait_for_load_state()
+    goal = named("goal.list", "goals", "Bicycle")
+    check("a goal created in the page is the daemon's", goal is not None and Decimal(goal["target_amount"]) == 1200, str(goal))
+    page.goto(base + f"goals/{goal['id']}/edit")
+    page.get_by_label("Target").fill("1300")
+    page.get_by_role("button", name="Save the changes").click()
+    page.wait_for_load_state()
+    check("and changed", Decimal(daemon.call("goal.get", {"goal": "Bicycle"})["target_amount"]) == 1300)
+    page.goto(base + f"goals/{goal['id']}/edit")
+    page.get_by_role("button", name="Archive this goal").click()
+    page.wait_for_load_state()
+    check("and archived", daemon.call("goal.get", {"goal": goal["id"]})["archived"] is True)
+
+    page.goto(base + "assets")
+    page.get_by_role("link", name="New asset").click()
+    page.get_by_label("Name").fill("Piggy bank")
+    page.get_by_label("Currency or coin").fill("EUR")
+    page.get_by_role("button", name="Create the asset").click()
+    page.wait_for_load_state()
+    asset = named("asset.list", "assets", "Piggy bank")
+    check("an asset created in the page is the daemon's", asset is not None and asset["kind"] == "fiat", str(asset))
+    page.goto(base + f"assets/{asset['id']}/edit")
+    page.get_by_label("Name").fill("Piggy")
+    page.get_by_role("button", name="Save the changes").click()
+    page.wait_for_load_state()
+    check("and changed", daemon.call("asset.get", {"asset": asset["id"]})["name"] == "Piggy")
+
+    page.goto(base + f"assets/{asset['id']}/transactions")
+    page.get_by_label(re.compile("^Amount")).fill("12.50")
+    page.get_by_label("Note", exact=True).fill("coins")
+    page.get_by_role("button", name="Record it").click()
+    page.wait_for_load_state()
+    rows = daemon.call("tx.list", {"asset": asset["id"]})["transactions"]
+    check("a transaction recorded in the page is the daemon's", len(rows) == 1 and Decimal(rows[0]["amount"]) == Decimal("12.5"), str(rows))
+    page.get_by_role("link", name=re.compile("^Change the transaction")).click()
+    page.get_by_label(re.compile("^Amount")).fill("15")
+    page.get_by_role("button", name="Save the changes").click()
+    page.wait_for_load_state()
+    changed = daemon.call("tx.get", {"transaction": rows[0]["id"]})
+    check("and changed, its time of day kept", Decimal(changed["amount"]) == 15 and changed["date"] == rows[0]["date"], str(changed))
+    page.get_by_role("button", name=re.compile("^Delete the transaction")).click()
+    page.wait_for_load_state()
+    check("and deleted", daemon.call("tx.list", {"asset": asset["id"]})["transactions"] == [])
+
+    page.goto(base + "rates")
+    page.get_by_label("1 unit of").fill("CHF")
+    page.get_by_label("is worth, in").fill("EUR")
+    page.get_by_label("this many").fill("1.0625")
+    page.get_by_role("button", name="Set the rate").click()
+    page.wait_for_load_state()
+    rate = next((r for r in daemon.call("rates.list")["rates"] if r["base"] == "CHF" and r["quote"] == "EUR"), None)
+    check("a rate set in the page is the daemon's", rate is not None and Decimal(rate["rate"]) == Decimal("1.0625"), str(rate))
+
+    page.goto(base + f"assets/{asset['id']}/edit")
+    page.get_by_role("button", name="Delete this asset").click()
+    page.get_by_role("button", name="Yes, delete this asset").click()
+    page.wait_for_load_state()
+    check("an asset deleted after the question is gone", named("asset.list", "assets", "Piggy") is None)
 
 
 def next_month(daemon):
