@@ -226,9 +226,9 @@ public struct HTMLReport {
     /// `fraction` of `length` pixels, one decimal place.
     public static func scaled(_ fraction: Decimal, to length: Int) -> String { coordinate(fraction * Decimal(length)) }
 
-    public static func coordinate(_ value: Decimal) -> String { Amount.format(value, scale: 1) }
+    static func coordinate(_ value: Decimal) -> String { Amount.format(value, scale: 1) }
 
-    public static func subtract(_ height: String, from base: Int) -> String {
+    static func subtract(_ height: String, from base: Int) -> String {
         coordinate(Decimal(base) - (Decimal(string: height) ?? 0))
     }
 
