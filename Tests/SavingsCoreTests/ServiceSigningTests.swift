@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import Testing
+@testable import SavingsCore
+
+/// Each linked service's authentication, checked against its own documentation's example.
+@Suite struct ServiceSigningTests {
+    /// Kraken's example (https://docs.kraken.com/api/docs/guides/spot-rest-auth).
+    @Test func krakensDocumentedExampleSigns() throws {
+        let sign = try ServiceSigning.kraken(
+            path: "/0/private/AddOrder", nonce: "1616492376594",
+            body: "nonce=1616492376594&ordertype=limit&pair=XBTUSD&price=37500&type=buy&volume=1.25",
+            secret: "kQH5HW/8p1uGOVjbgWA7FunAmGO8lsSUXNsu3eow76sz84Q18fWxnyRzBHCd3pd5nE9qa99HAZtuZuj6F1huXg==")
+        #expect(sign == "4/dpxb3iT4tp/ZCVEwSnEsLxx0bqyhLpdfOpc6fn7OR8+UClSV5n9E6aSS8MPtnRfp32bAb0nmbRn6H8ndwLUQ==")
+        #expect(throws: ServiceSigning.Failure.self) { try ServiceSigning.kraken(path: "/0/private/Balance", nonce: "1", body: "nonce=1", secret: "not base64!") }
+    }
+
+    /// Binance's HMAC example (binance/binance-spot-api-docs, rest-api.md).
+    @Test func binancesDocumentedExampleSigns() {
+        let signature = ServiceSigning.binance(
+            payload: "symbol=LTCBTC&side=BUY&type=LIMIT&timeInForce=GTC&quantity=1&price=0.1&recvWindow=5000&timestamp=1499827319559",
+            secret: "NhqPtmdSJYdKjVHjA7PZj4Mge3R5YNiP1e3UZjInClVN65XAbvqqM6A7H5fATj0j")
+        #expect(signature == "c8db56825ae71d6d79447849e617115f4a920fa2acdcab2b053c4b2838bd6b71")
+    }
+
+    /// A CDP key's JWT: the documented header and claims, and an ES256 signature (raw r‖s) that
+    /// the key's public half verifies. The key is a test key made for this test
+    /// (`openssl ecparam -name prime256v1 -genkey -noout`), in the SEC1 form Coinbase hands out.
+    @Test func aCoinbaseJWTCarriesTheDocumentedClaimsAndVerifies() throws {
+        let pem = """
+            -----BEGIN EC PRIVATE KEY-----
+            MHcCAQEEIBsUKwcsK/NQwboYgnwY+X/0ekotv48NoACT4WB2UlbLoAoGCCqGSM49
+            AwEHoUQDQgAEYfILNOYnyVRWCMcDZ93gR4A2Y4nuMv2DurCWOvYIlmTkDnVqlV1T
+            VI/fnCf1Nr15OniFU5QUad4Q7RTw+T6JyQ==
+            -----END EC PRIVATE KEY-----
+
+            """
+        let name = "organizations/0b2a/apiKeys/7c1f"
+        let jwt = try ServiceSigning.coinbase(keyName: name, privateKeyPEM: pem.replacingOccurrences(of: "\n", with: "\\n"), method: "GET",
+                                              host: "api.coinbase.com", path: "/v2/accounts",
+                                              now: Date(timeIntervalSince1970: 1_795_687_200), nonce: "5f1e")
+        let parts = jwt.split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        func decoded(_ part: String) throws -> [String: Any] {
+            var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while text.count % 4 != 0 { text += "=" }
+            let data = try #require(Data(base64Encoded: text))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+        let header = try decoded(parts[0]), claims = try decoded(parts[1])
+        #expect(header["alg"] as? String == "ES256" && header["kid"] as? String == name && header["nonce"] as? String == "5f1e")
+        #expect(claims["iss"] as? String == "cdp" && claims["sub"] as? String == name)
+        #expect(claims["nbf"] as? Int == 1_795_687_200 && claims["exp"] as? Int == 1_795_687_320)
+        #expect(claims["uri"] as? String == "GET api.coinbase.com/v2/accounts")
+        var signature64 = parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while signature64.count % 4 != 0 { signature64 += "=" }
+        let raw = try #require(Data(base64Encoded: signature64))
+        #expect(raw.count == 64, "JOSE's r‖s, not DER")
+        let key = try P256.Signing.PrivateKey(pemRepresentation: pem)
+        #expect(key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: raw), for: Data((parts[0] + "." + parts[1]).utf8)))
+        #expect(throws: ServiceSigning.Failure.self) {
+            try ServiceSigning.coinbase(keyName: name, privateKeyPEM: "secret", method: "GET", host: "api.coinbase.com", path: "/v2/accounts",
+                                        now: Date(), nonce: "1")
+        }
+    }
+
+    /// SimpleFIN's example token (protocol.md §3) and an access URL as a claim returns it.
+    @Test func simpleFINsTokenAndAccessURLAreRead() throws {
+        let claim = try SimpleFINAccess.claimURL(setupToken: "aHR0cHM6Ly9icmlkZ2Uuc2ltcGxlZmluLm9yZy9zaW1wbGVmaW4vY2xhaW0vZGVtbw==")
+        #expect(claim.absoluteString == "https://bridge.simplefin.org/simplefin/claim/demo")
+        let access = try SimpleFINAccess.split(accessURL: "https://user123:pass456@bridge.simplefin.org/simplefin")
+        #expect(access.base.absoluteString == "https://bridge.simplefin.org/simplefin")
+        #expect(access.authorization == "Basic dXNlcjEyMzpwYXNzNDU2")
+        // http, a token of something else, an access URL without credentials: refused, and the
+        // refusal never repeats the secret.
+        let plain = Data("http://bridge.simplefin.org/simplefin/claim/demo".utf8).base64EncodedString()
+        for token in [plain, "bm90IGEgdXJs", String(repeating: "A", count: 4_000)] {
+            #expect(throws: ServiceSigning.Failure.self) { try SimpleFINAccess.claimURL(setupToken: token) }
+        }
+        do {
+            _ = try SimpleFINAccess.split(accessURL: "http://user123:pass456@bridge.simplefin.org/simplefin")
+            Issue.record("http was taken")
+        } catch {
+            #expect(!error.description.contains("pass456"))
+        }
+        #expect(throws: ServiceSigning.Failure.self) { try SimpleFINAccess.split(accessURL: "https://bridge.simplefin.org/simplefin") }
+    }
+}
