@@ -18,7 +18,7 @@ struct FuzzTarget: Sendable {
 enum FuzzTargets {
     static let all: [FuzzTarget] = [
         RequestsTarget.target, RulesTarget.target, PatternTarget.target, CSVTarget.target, ExportTarget.target,
-        ExplorerTargets.blockbook, ExplorerTargets.esplora, WebTarget.target, MultipartTarget.target,
+        ExplorerTargets.blockbook, ExplorerTargets.esplora, WebTarget.target, MultipartTarget.target, KrakenTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
