@@ -68,9 +68,11 @@ struct NewestTransactions {
         // first: an account is read only once its newest date is as new as the best row so
         // far, so a page reads the few busiest accounts, not all of them.
         var candidates: [(asset: Int64, newest: Int64)] = []
+        // Only the accounts asked for are looked at (a search reads each one's rows).
+        let only = included.map { " WHERE r.id IN (" + Array(repeating: "?", count: $0.count).joined(separator: ", ") + ")" } ?? ""
         let newest = try Row.fetchCursor(db, sql: """
-            SELECT r.id, r.ref, (SELECT MAX(date) FROM asset_transaction WHERE asset = r.ref\(bounds)\(position == nil ? "" : " AND date <= ?")) FROM asset_ref r
-            """, arguments: StatementArguments(boundArguments + (position.map { [$0.date] } ?? [])))
+            SELECT r.id, r.ref, (SELECT MAX(date) FROM asset_transaction WHERE asset = r.ref\(bounds)\(position == nil ? "" : " AND date <= ?")) FROM asset_ref r\(only)
+            """, arguments: StatementArguments(boundArguments + (position.map { [$0.date] } ?? []) + (included.map { Array($0).sorted() } ?? [])))
         while let row = try newest.next() {
             let asset: String = row[0]
             if let date = row[2] as Int64?, included?.contains(asset) ?? true { candidates.append((row[1], date)) }

@@ -216,8 +216,13 @@ public struct DaemonLink: Sendable {
         public let bytes: Int
         public let chunks: AsyncThrowingChannel<ByteBuffer, any Error>
         let task: Task<Void, Never>
+        /// Whether the body has begun to be read (`read` marks it).
+        let reading = NIOLockedValueBox(false)
 
         public func cancel() { task.cancel() }
+
+        /// Marks the download as read by a body (a download never read is given up).
+        public func read() { reading.withLockedValue { $0 = true } }
     }
 
     /// Calls a *download* method (`db.backup`, `data.export`) and returns once the daemon has
@@ -253,6 +258,8 @@ public struct DaemonLink: Sendable {
                                     _ = try Self.result(of: Answer(bytes: bytes, members: members), method: method)
                                 }
                                 guard received == expected else { throw Failure.unreachable("\(method) ended after \(received) of \(expected) bytes") }
+                                // An answer that never said how large the file is, is no download.
+                                if started.resume(.failure(.unreachable("\(method) answered without sending a file"))) { return }
                                 chunks.finish()
                                 return
                             default: continue
@@ -269,7 +276,15 @@ public struct DaemonLink: Sendable {
             }
         }
         switch await started.value {
-        case .success(let bytes): return Download(bytes: bytes, chunks: chunks, task: task)
+        case .success(let bytes):
+            let download = Download(bytes: bytes, chunks: chunks, task: task)
+            // A browser gone before the answer began has its body never read: the download is
+            // given up after a minute without a reader rather than held open.
+            Task {
+                try? await Task.sleep(for: .seconds(60))
+                if !download.reading.withLockedValue({ $0 }) { download.cancel() }
+            }
+            return download
         case .failure(let failure): throw failure
         }
     }

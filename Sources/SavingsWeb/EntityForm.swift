@@ -17,7 +17,7 @@ struct EntityForm: Sendable {
 
         /// An amount field (a decimal input mode) is shown and read in the browser's locale.
         var isAmount: Bool { if case .text(_, "decimal"?) = input { true } else { false } }
-        func showing(_ value: String) -> String { isAmount ? WebLocale.amount(value) : value }
+        func showing(_ value: String) -> String { isAmount ? WebLocale.field(value) : value }
         func reading(_ value: String) -> String { isAmount ? WebLocale.input(value) : value }
     }
 

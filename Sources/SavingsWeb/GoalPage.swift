@@ -74,7 +74,9 @@ extension Pages {
         return [
             "id": text("id"), "goalID": text("goal_id"), "goal": text("goal_name"), "month": text("month"),
             "currency": text("currency"), "required": money("required_monthly"), "effective": money("effective_amount"),
-            "planned": money("planned_amount"), "custom": money("custom_amount"), "hasCustom": plan["custom_amount"]?.stringValue != nil,
+            "planned": money("planned_amount"), "custom": money("custom_amount"),
+            // The own-amount field holds the amount as it is read back (no grouping).
+            "customField": Self.fieldMoney(plan["custom_amount"]), "requiredField": Self.fieldMoney(plan["required_monthly"]), "hasCustom": plan["custom_amount"]?.stringValue != nil,
             "status": text("status").replacingOccurrences(of: "_", with: " "), "state": text("state"),
             "monthsRemaining": plan["months_remaining"]?.intValue ?? 0,
             "protected": plan["is_protected"]?.boolValue == true, "skipped": plan["is_skipped"]?.boolValue == true,

@@ -48,8 +48,17 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
         var csrf: String?
         var sentBody = ""
         if request.method == .post {
-            // A form with a file (multipart) only where a file is taken, and larger.
+            // A form with a file (multipart) only where a file is taken, and larger: read only
+            // once its Host, cookie and Origin are this session's (the form's token, inside the
+            // body, is checked after), so no one else has the server hold a file.
             let boundary = Multipart.paths.contains(request.uri.path) ? Multipart.boundary(contentType: request.headers[.contentType]) : nil
+            if boundary != nil {
+                let before = access.check(.init(
+                    method: request.method.rawValue, host: request.head.authority, path: request.uri.path, token: nil,
+                    cookieHeader: request.headers[.cookie], origin: request.headers[.origin], referer: request.headers[.referer],
+                    csrf: access.formField))
+                if case .deny(let reason) = before { return WebServer.html(pages.problem(reason, title: "Forbidden"), status: .forbidden) }
+            }
             let body: ByteBuffer
             do {
                 body = try await request.collectBody(upTo: boundary == nil ? Form.maxBytes : Multipart.maxBodyBytes)
@@ -82,7 +91,10 @@ struct Guard<Context: RequestContext>: RouterMiddleware {
         case .allow:
             // A form sent twice (a double click) is written once: the second is answered as the first was.
             // The same form (page, action and fields); another action or answer from the same page is a new sending.
-            guard let id = csrf.flatMap({ WebAccess.formToken($0).form }) else { return try await next(request, context) }
+            // The import's first steps only read (a check, a question): sent again, they are answered again.
+            guard let id = csrf.flatMap({ WebAccess.formToken($0).form }), !Multipart.readingPaths.contains(request.uri.path) else {
+                return try await next(request, context)
+            }
             var hasher = Hasher()
             hasher.combine(request.uri.path)
             hasher.combine(sentBody)

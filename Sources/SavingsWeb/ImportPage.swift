@@ -350,6 +350,7 @@ extension Screens {
         let body = ResponseBody(contentLength: started.bytes) { writer in
             // The browser gone or the daemon's answer an error: the download stops, and the
             // browser, short of the length it was told, keeps no file.
+            started.read()
             defer { started.cancel() }
             for try await chunk in started.chunks { try await writer.write(chunk) }
             try await writer.finish(nil)

@@ -31,8 +31,14 @@ final class KeptConnections: Sendable {
             for _ in 0..<Self.size { Task { await self.work(link) } }
         }
         let call = Call(line: line, method: method, answer: OneShot())
-        await calls.send(call)
-        return try await call.answer.value.get()
+        // Cancelled (the page gone) while no connection is free, the call may never reach one:
+        // it is answered with that, and a late answer is dropped (the first told wins).
+        return try await withTaskCancellationHandler {
+            await calls.send(call)
+            return await call.answer.value
+        } onCancel: {
+            call.answer.resume(.failure(.unreachable("the page was closed before savingsd answered")))
+        }.get()
     }
 
     /// One kept connection's life: waits for a call, connects, and answers calls on that

@@ -23,6 +23,9 @@ public struct Multipart: Sendable {
 
     /// The paths that take a file.
     static let paths: Set<String> = ["/import"]
+    /// The import's steps that write nothing (the file kept, a dry run shown), answered again
+    /// when sent again.
+    static let readingPaths: Set<String> = ["/import", "/import/check"]
     /// The largest body read there: a file and the form's few fields.
     static let maxBodyBytes = PendingFiles.maxFileBytes + 64 * 1024
 

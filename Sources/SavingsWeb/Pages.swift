@@ -138,6 +138,9 @@ struct Pages: Sendable {
     /// An amount from the daemon as the browser's locale writes it (`WebLocale`).
     static func money(_ value: JSONValue?) -> String { WebLocale.amount(value?.stringValue ?? "") }
 
+    /// An amount from the daemon for a form's field (`WebLocale.field`): read back as it was.
+    static func fieldMoney(_ value: JSONValue?) -> String { WebLocale.field(value?.stringValue ?? "") }
+
     /// Text for HTML, as Mustache's `{{...}}` escapes it (`HTMLText`, shared with the report).
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
 

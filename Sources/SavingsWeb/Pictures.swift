@@ -162,7 +162,7 @@ final class RecentMonths: Sendable {
     /// The picture's link query for the dashboard whose current month is `month`.
     static func query(current month: JSONValue?) -> String? {
         guard let (_, label) = key(month) else { return nil }
-        return "month=\(label.description)&amp;status=\(month?["status"]?.stringValue ?? "")"
+        return "month=\(label.description)&status=\(month?["status"]?.stringValue ?? "")"
     }
 
     /// The reading kept for `month`, if there is one still fresh (nothing is asked).

@@ -77,7 +77,7 @@ extension Pages {
         <form method="post" action="/plans/amount" class="row">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="plan" value="{{id}}"><input type="hidden" name="month" value="{{month}}">
         <label for="amount-{{id}}">Own amount for {{goal}} ({{currency}})</label>
-        <input id="amount-{{id}}" name="amount" inputmode="decimal" value="{{custom}}" placeholder="{{required}}" aria-describedby="amount-help-{{id}}">
+        <input id="amount-{{id}}" name="amount" inputmode="decimal" value="{{customField}}" placeholder="{{requiredField}}" aria-describedby="amount-help-{{id}}">
         <button type="submit" id="set-{{id}}">Set<span class="sr"> the amount for {{goal}}</span></button>
         <small id="amount-help-{{id}}">empty returns to the requirement</small>
         </form>

@@ -72,7 +72,7 @@ extension Pages {
                          problem: String? = nil) -> String {
         let text = { (value: JSONValue?) in value?.stringValue ?? "" }
         let day = TransactionDay.day(of: text(transaction["date"])) ?? ""
-        let was = ["amount": Self.money(transaction["amount"]), "date": day, "note": text(transaction["note"])]
+        let was = ["amount": Self.fieldMoney(transaction["amount"]), "date": day, "note": text(transaction["note"])]
         let context: [String: Any] = [
             "csrf": csrf, "problem": problem ?? "", "hasProblem": problem != nil, "id": Self.pathText(text(asset["id"])),
             "tx": Self.pathText(text(transaction["id"])), "name": text(asset["name"]), "currency": text(asset["currency"]),
@@ -210,8 +210,11 @@ extension Screens {
         if amount != form["was_amount"] { params["amount"] = .string(WebLocale.input(amount)) }
         let day = (form["date"] ?? "").trimmingCharacters(in: .whitespaces)
         if day != form["was_date"] { params["date"] = .string(TransactionDay.moving(form["stamp"] ?? "", to: day) ?? day) }
-        let note = (form["note"] ?? "").trimmingCharacters(in: .whitespaces)
-        if note != (form["was_note"] ?? "") { params["note"] = .string(note) }
+        // A text field drops line ends and the note is sent trimmed: the note as it was is
+        // compared the same way, so a note left alone is not written again.
+        let shown = { (text: String?) in (text ?? "").filter { $0 != "\n" && $0 != "\r" }.trimmingCharacters(in: .whitespaces) }
+        let note = shown(form["note"])
+        if note != shown(form["was_note"]) { params["note"] = .string(note) }
         return params
     }
 }

@@ -102,12 +102,21 @@ struct WebLocale: Sendable, Equatable {
         return date.formatted(style)
     }
 
+    /// An amount for a form's field: the locale's decimal sign, no grouping, so that what is
+    /// shown is read back as it was (`input`) whatever its digits ("1234,5" in German).
+    static func field(_ text: String) -> String {
+        guard let current, let parts = PlainDecimal(text) else { return text }
+        return (parts.negative ? "-" : "") + parts.integer + (parts.fraction.isEmpty ? "" : current.decimal + parts.fraction)
+    }
+
     // MARK: Reading
 
     /// An amount as typed, as the daemon reads it: the locale's decimal sign becomes a point and
-    /// its grouping signs go, where groups are whole (`1.234,56` in German is 1234.56). Anything
-    /// else, a lone point included, is left as typed for the daemon to judge (in German "1.5"
-    /// stays 1.5, never 15).
+    /// its grouping signs go, where they cannot be anything else: whole groups after a first
+    /// group without a leading zero, and either a decimal sign after them (`1.234,56` in German
+    /// is 1234.56) or more than one of them (`1.234.567`). Anything else is left as typed for the
+    /// daemon to judge: in German "1.5", "0.125" and "1.085" stay what they say with a point,
+    /// never 15, 125 or 1085; in English "0,125" is refused, never 125.
     static func input(_ text: String) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let current, current.decimal != "." || current.grouping != "" else { return trimmed }
@@ -122,7 +131,8 @@ struct WebLocale: Sendable, Equatable {
         if groupings.contains(where: { integer.contains($0) }) {
             var groups = [integer]
             for grouping in groupings { groups = groups.flatMap { $0.components(separatedBy: grouping) } }
-            guard groups.count > 1, let first = groups.first, (1...current.groupSize).contains(first.count),
+            guard groups.count > 2 || fraction != nil, let first = groups.first, (1...current.groupSize).contains(first.count),
+                  !first.hasPrefix("0"),
                   groups.dropFirst().allSatisfy({ $0.count == current.groupSize }),
                   groups.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return trimmed }
             integer = groups.joined()

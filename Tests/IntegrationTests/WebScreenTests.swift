@@ -424,6 +424,8 @@ extension WebTests {
         let goals = dashboard["goals"]?.arrayValue?.count ?? 0
         #expect(image.body.components(separatedBy: "<g><title>").count - 1 == goals, "a row a goal")
         #expect(try session.get("/months.svg?month=garbage").status == 404)
+        // Found in review: the link's `&` was escaped twice, so the status never arrived.
+        #expect(link.contains("&amp;status=") && !link.contains("&amp;amp;"), "\(link)")
         #expect(try session.get("/months.svg?month=2026-11&status=%3Cb%3E").status == 404)
     }
 }

@@ -83,6 +83,10 @@ import Glibc
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         if method == "POST" { request += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n" }
         let outgoing = Array((request + "\r\n").utf8) + body
+        // A server that answers before taking the whole body (a refusal) may never read the
+        // rest: writing gives up after two seconds, and the answer is read.
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var sent = 0
         while sent < outgoing.count {
             let count = outgoing[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

@@ -63,4 +63,13 @@ import Testing
         let longHeader = "--b\r\nContent-Disposition: form-data; name=\"x\"\r\nX-Pad: \(String(repeating: "a", count: Multipart.maxHeaderBytes))\r\n\r\nv\r\n--b--"
         #expect(throws: Multipart.Failure.self) { try Multipart(Self.body(longHeader), boundary: "b") }
     }
+
+    /// Found in review: a note with a line end or spaces around it was written again by an edit
+    /// that left it alone (a text field drops line ends; the note is sent trimmed).
+    @Test func anEditLeavingTheNoteAloneDoesNotSendIt() {
+        let form = Form("was_amount=5&was_date=2026-03-04&was_note=%20Rent%0Amarch%20&stamp=2026-03-04T10:00:00.000Z&amount=5&date=2026-03-04&note=Rentmarch")
+        #expect(Screens.changes(form, transaction: "t1") == ["transaction": "t1"])
+        let changed = Form("was_amount=5&was_date=2026-03-04&was_note=Rent&stamp=2026-03-04T10:00:00.000Z&amount=5&date=2026-03-04&note=Rent%202")
+        #expect(Screens.changes(changed, transaction: "t1")["note"] == "Rent 2")
+    }
 }

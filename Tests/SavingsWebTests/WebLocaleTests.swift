@@ -39,12 +39,21 @@ import Testing
         #expect(within("en-US") { WebLocale.input("1,234.56") } == "1234.56")
         #expect(within("en-US") { WebLocale.input("12,5") } == "12,5", "in English a comma is no decimal sign: refused, not 125")
         #expect(within(nil) { WebLocale.input(" 12.5 ") } == "12.5")
-        // What the page shows, read back, is what the daemon wrote.
+        // Found in review: a lone grouping sign without a decimal sign was taken as grouping, so a
+        // pasted 0.125 BTC became 125 and a rate of 1.085 became 1085.
+        #expect(within("de-DE") { WebLocale.input("0.125") } == "0.125")
+        #expect(within("de-DE") { WebLocale.input("1.085") } == "1.085")
+        #expect(within("de-DE") { WebLocale.input("0.125,5") } == "0.125,5", "a first group with a leading zero is no group")
+        #expect(within("de-DE") { WebLocale.input("1.234.567") } == "1234567", "two grouping signs cannot be a decimal")
+        #expect(within("en-US") { WebLocale.input("0,125") } == "0,125")
+        #expect(within("en-US") { WebLocale.input("1,234") } == "1,234", "one group without a point: refused by the daemon, not guessed")
+        // What a form's field is given, read back, is what the daemon wrote (whatever its digits).
         for locale in ["de-DE", "en-US", "fr-FR", "de-CH"] {
-            for amount in ["1.234", "-0.5", "1234567.12345678", "7"] {
-                #expect(within(locale) { WebLocale.input(WebLocale.amount(amount)) } == amount, "\(locale) \(amount)")
+            for amount in ["1.234", "-0.5", "1234567.12345678", "7", "1234", "0.125", "1085"] {
+                #expect(within(locale) { WebLocale.input(WebLocale.field(amount)) } == amount, "\(locale) \(amount)")
             }
         }
+        #expect(within("de-DE") { WebLocale.field("1234.5") } == "1234,5")
     }
 
     @Test func datesAndMonthsAreTheLocales() {
