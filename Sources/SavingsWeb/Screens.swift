@@ -232,11 +232,9 @@ struct Screens: Sendable {
     /// to confirm before the change).
     func act(_ request: Request, _ method: String, ask: ((Form) async -> Response?)? = nil, back: (Form, JSONValue) -> String,
              params: (Form) -> [String: JSONValue], refused: (Form, DaemonLink.Failure) async -> Response) async -> Response {
-        var request = request
-        guard let body = try? await request.collectBody(upTo: Form.maxBytes) else {
+        guard let form = await Self.form(request) else {
             return WebServer.html(pages.problem("The form is larger than 64 KiB."), status: .contentTooLarge)
         }
-        let form = Form(String(buffer: body))
         if let ask, let question = await ask(form) { return question }
         do {
             let result = try await daemon.call(method, params(form))
