@@ -97,10 +97,25 @@ public struct AssetChanges: Sendable, Equatable {
 
 /// A movement of an asset's balance; negative amounts are withdrawals.
 public struct AssetTransaction: Sendable, Equatable, Identifiable {
-    public enum Source: String, Sendable {
+    public enum Source: String, Sendable, CaseIterable {
         case manual
         case onchain
         case `import`
+        /// A linked account's service (issue 50).
+        case kraken, binance, coinbase, simplefin
+
+        /// The row came from a linked account at this service.
+        public init(_ service: LinkedService) {
+            switch service {
+            case .kraken: self = .kraken
+            case .binance: self = .binance
+            case .coinbase: self = .coinbase
+            case .simplefin: self = .simplefin
+            }
+        }
+
+        /// The linked service the row came from, if it did.
+        public var service: LinkedService? { LinkedService(rawValue: rawValue) }
     }
 
     public var id: UUID

@@ -71,8 +71,11 @@ public enum Daemon {
         let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: ProviderHTTP.configuration,
                                     backgroundActivityLogger: logger)
         let refresher = RateRefresher(context: context, http: ProviderHTTP(client: httpClient), logger: logger)
-        let syncer = ChainSyncer(context: context, http: ProviderHTTP(client: httpClient), logger: logger) { await goals.check() }
-        let dispatcher = MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, syncer: syncer, logger: logger)
+        let proxies = ProxyClients(logger: logger)
+        let syncer = ChainSyncer(context: context, http: ProviderHTTP(client: httpClient), proxies: proxies, logger: logger) { await goals.check() }
+        let linkSyncer = LinkSyncer(context: context, http: ProviderHTTP(client: httpClient), proxies: proxies, logger: logger) { await goals.check() }
+        let syncers = Syncers(chains: syncer, links: linkSyncer)
+        let dispatcher = MethodCatalog.dispatcher(context: context, goals: goals, refresher: refresher, syncers: syncers, logger: logger)
         immediate.dispatcher = dispatcher
         let server = RPCServer(
             listener: listener, dispatcher: dispatcher,
@@ -111,6 +114,7 @@ public enum Daemon {
                 // Stopped first: a sync in flight ends at once, and an asset.sync waiting for it
                 // is answered before the server stops.
                 .init(service: ChainSyncService(syncer: syncer), serviceName: "chain-sync"),
+                .init(service: LinkSyncService(syncer: linkSyncer), serviceName: "link-sync"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
@@ -123,7 +127,7 @@ public enum Daemon {
             exitCode = 1
         }
         if case .path(let path) = socket { unlink(path) }
-        await syncer.shutdown()
+        await proxies.shutdown()
         try? await httpClient.shutdown()
         do {
             try database.close()

@@ -37,7 +37,7 @@ extension Wire {
     }
 
     /// `watch`: the asset's `Wire.watch` object, null when it does not watch a chain.
-    public static func asset(_ figures: AssetFigures, watch: JSONValue = .null) -> JSONValue {
+    public static func asset(_ figures: AssetFigures, watch: JSONValue = .null, link: JSONValue = .null) -> JSONValue {
         let asset = figures.asset
         return [
             "id": id(asset.id),
@@ -58,6 +58,7 @@ extension Wire {
                  "amount": .string(asset.format(line.amount)), "funded": .string(asset.format(line.funded))]
             }),
             "watch": watch,
+            "link": link,
             "created_at": timestamp(asset.createdAt),
             "updated_at": timestamp(asset.updatedAt),
         ]
@@ -143,7 +144,7 @@ extension Wire {
             "kind": ["enum": ["crypto", "fiat"]], "balance": decimalSchema, "allocated": decimalSchema,
             "unallocated": decimalSchema, "value": ["oneOf": [decimalSchema, ["type": "null"]]],
             "value_currency": ["type": "string"], "allocations": ["type": "array", "items": ["type": "object"]],
-            "watch": watchSchema,
+            "watch": watchSchema, "link": linkSchema,
         ],
     ]
 }

@@ -60,7 +60,7 @@ extension SavingsDatabase {
     static func insertTransaction(_ transaction: AssetTransaction, autoAllocate: Bool, now: Date, timeZone: TimeZone,
                                   _ db: Database) throws -> (transaction: AssetTransaction, grown: UUID?) {
         let assetID = StoreKey.id(transaction.assetID)
-        if transaction.source != .onchain { try refuseIfWatched(assetID: assetID, db) }
+        if transaction.source == .manual || transaction.source == .import { try refuseIfWatched(assetID: assetID, db) }
         let asset = try assetRef(assetID, db)
         if let externalID = transaction.externalID, try ExternalKeys.find(transaction, asset: asset, db) != nil {
             throw DomainError(.conflict, "a transaction with external_id '\(externalID)' already exists for this asset",

@@ -11,6 +11,10 @@ extension SavingsDatabase {
         return try await write { db in
             let record = try Self.resolveAsset(reference, db)
             let asset = try record.asset()
+            if let link = try Self.link(assetID: record.id, db) {
+                throw DomainError(.invalidState, "'\(asset.name)' is linked to its \(link.service.title) account; asset.unlink first, then watch it",
+                                  details: ["asset": record.id])
+            }
             guard asset.kind == .crypto else {
                 throw DomainError(.invalidWatch, "'\(asset.name)' is a fiat account; only crypto assets watch a chain", details: ["field": "asset"])
             }
@@ -98,32 +102,43 @@ extension SavingsDatabase {
             guard try Self.watch(assetID: asset.id, db) != nil else {
                 throw DomainError(.invalidState, "'\(asset.name)' stopped watching during the sync")
             }
-            var allocator = try DepositAllocator(asset: asset, now: now, db)
-            var chunk = ImportChunk()
-            var refs = RefBlock(.transactions)
-            let ref = try Self.assetRef(asset.id, db)
-            var inserted = 0
-            func flush() throws {
-                try chunk.flush(into: db, asset: (asset.id, ref), source: .onchain, createdAt: now, refs: &refs) { entry, fresh in
-                    guard fresh else { return }
-                    inserted += 1
-                    try allocator.inserted(amount: entry.row.amount, units: entry.row.units, date: entry.row.date, db)
-                }
+            // A transaction that nets to nothing for the set (a consolidation paying no fee
+            // from it) moves no money: nothing to store.
+            let rows = transactions.compactMap { transaction -> TransactionCSVRow? in
+                guard let date = transaction.blockTime, transaction.amount != 0 else { return nil }
+                return TransactionCSVRow(line: 0, date: Timestamp.truncatedToMilliseconds(date), amount: transaction.amount, note: nil,
+                                         externalID: transaction.txid)
             }
-            for transaction in transactions {
-                // A transaction that nets to nothing for the set (a consolidation paying no fee
-                // from it) moves no money: nothing to store.
-                guard let date = transaction.blockTime, transaction.amount != 0 else { continue }
-                chunk.append(TransactionCSVRow(line: 0, date: Timestamp.truncatedToMilliseconds(date), amount: transaction.amount, note: nil,
-                                               externalID: transaction.txid), key: transaction.txid)
-                if chunk.isFull { try flush() }
-            }
-            try flush()
-            try refs.finish(db)
-            try allocator.apply(timeZone: timeZone, db)
+            let inserted = try Self.storeSynced(rows, asset: asset, source: .onchain, now: now, timeZone: timeZone, db)
             try db.execute(sql: "UPDATE asset_watch SET cursor = ? WHERE asset_id = ?", arguments: [cursor, asset.id])
             return .commit(inserted)
         }
+    }
+
+    /// Stores rows from outside (a chain, a linked account) keyed by their own ids, those already
+    /// stored left as they are, growing allocations as `tx.add` would. Returns how many went in.
+    static func storeSynced(_ rows: [TransactionCSVRow], asset: AssetRecord, source: AssetTransaction.Source, now: Date,
+                            timeZone: TimeZone, _ db: Database) throws -> Int {
+        var allocator = try DepositAllocator(asset: asset, now: now, db)
+        var chunk = ImportChunk()
+        var refs = RefBlock(.transactions)
+        let ref = try Self.assetRef(asset.id, db)
+        var inserted = 0
+        func flush() throws {
+            try chunk.flush(into: db, asset: (asset.id, ref), source: source, createdAt: now, refs: &refs) { entry, fresh in
+                guard fresh else { return }
+                inserted += 1
+                try allocator.inserted(amount: entry.row.amount, units: entry.row.units, date: entry.row.date, db)
+            }
+        }
+        for row in rows {
+            chunk.append(row, key: row.externalID ?? "")
+            if chunk.isFull { try flush() }
+        }
+        try flush()
+        try refs.finish(db)
+        try allocator.apply(timeZone: timeZone, db)
+        return inserted
     }
 
     /// Ends a sync: removes the stored transactions the chain no longer has, records what the
@@ -160,11 +175,16 @@ extension SavingsDatabase {
     }
 
     /// Refuses a write of transactions that do not come from the chain (`tx.add`,
-    /// `goal.contribute`, `tx.import`) to a watched asset (SPEC 10: `watched_asset`).
+    /// `goal.contribute`, `tx.import`) to a watched asset (SPEC 10: `watched_asset`), or to a
+    /// linked one.
     static func refuseIfWatched(assetID: String, _ db: Database) throws {
         if let row = try Row.fetchOne(db, sql: "SELECT chain, name FROM asset_watch JOIN asset ON asset.id = asset_id WHERE asset_id = ?",
                                       arguments: [assetID]) {
             throw DomainError(.watchedAsset, "'\(row["name"] as String)' takes its transactions from \(row["chain"] as String); run asset.sync, or asset.unwatch first to add by hand",
+                              details: ["asset": assetID])
+        }
+        if let link = try link(assetID: assetID, db), let name = try String.fetchOne(db, sql: "SELECT name FROM asset WHERE id = ?", arguments: [assetID]) {
+            throw DomainError(.watchedAsset, "'\(name)' takes its transactions from its \(link.service.title) account; run asset.sync, or asset.unlink first to add by hand",
                               details: ["asset": assetID])
         }
     }

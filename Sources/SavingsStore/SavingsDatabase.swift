@@ -42,9 +42,9 @@ public struct SavingsDatabase: Sendable {
         }
         let database = SavingsDatabase(writer: pool)
         try database.migrate()
-        // Rewriting the transactions' table (v12, v13) leaves the old rows' pages free: the
-        // file is rewritten once, so an upgraded database takes what one written new takes.
-        if !applied.isEmpty, !applied.contains(TransactionTable.migration) {
+        // Rewriting the transactions' table (v12, v13, v18) leaves the old rows' pages free:
+        // the file is rewritten once, so an upgraded database takes what one written new takes.
+        if !applied.isEmpty, !applied.contains(TransactionTable.linkedMigration) {
             do {
                 try pool.writeWithoutTransaction { db in
                     try db.execute(sql: "VACUUM")

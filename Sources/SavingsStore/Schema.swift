@@ -272,6 +272,9 @@ enum Schema {
         migrator.registerMigration(ContributionTable.migration) { db in
             try ContributionTable.migrate(db)
         }
+        migrator.registerMigration(TransactionTable.linkedMigration) { db in
+            try TransactionTable.migrateLinkedKinds(db)
+        }
         return migrator
     }
 

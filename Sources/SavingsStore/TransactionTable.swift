@@ -30,20 +30,7 @@ enum TransactionTable {
 
     static func migrate(_ db: Database) throws {
         let before = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
-        try db.execute(sql: """
-            CREATE TABLE transaction_v13 (
-                asset INTEGER NOT NULL REFERENCES asset_ref(ref) ON DELETE CASCADE,
-                date INTEGER NOT NULL,
-                ref INTEGER NOT NULL,
-                amount TEXT NOT NULL,
-                kind INTEGER NOT NULL CHECK (kind BETWEEN 0 AND 5),
-                note TEXT,
-                created_at INTEGER NOT NULL,
-                external_key INTEGER,
-                external_id TEXT,
-                uuid BLOB,
-                PRIMARY KEY (asset, date, ref)
-            ) WITHOUT ROWID;
+        try db.execute(sql: createTable("transaction_v13", maxKind: 5) + """
             INSERT INTO transaction_v13 (asset, date, ref, amount, kind, note, created_at, external_key, external_id, uuid)
                 SELECT asset, stored_milliseconds(date), ref, amount,
                        transaction_kind(source, external_key IS NOT NULL AND external_id IS NULL), note, stored_milliseconds(created_at),
@@ -74,6 +61,67 @@ enum TransactionTable {
             """)
         let after = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
         guard after == before else { throw StoreError.corrupt("the v13 migration kept \(after) of \(before) transactions") }
+    }
+
+    /// The table's definition, kinds up to `maxKind` (v13 had 0-5; v18 added the linked accounts' 6-9).
+    static func createTable(_ name: String, maxKind: Int) -> String {
+        """
+        CREATE TABLE \(name) (
+            asset INTEGER NOT NULL REFERENCES asset_ref(ref) ON DELETE CASCADE,
+            date INTEGER NOT NULL,
+            ref INTEGER NOT NULL,
+            amount TEXT NOT NULL,
+            kind INTEGER NOT NULL CHECK (kind BETWEEN 0 AND \(maxKind)),
+            note TEXT,
+            created_at INTEGER NOT NULL,
+            external_key INTEGER,
+            external_id TEXT,
+            uuid BLOB,
+            PRIMARY KEY (asset, date, ref)
+        ) WITHOUT ROWID;
+
+        """
+    }
+
+    static let linkedMigration = "v18-linked-accounts"
+
+    /// v18: rows of linked accounts (kinds 6-9). SQLite cannot widen a CHECK in place, so the
+    /// table is copied once in its own order, with its indexes and the triggers of v15.
+    static func migrateLinkedKinds(_ db: Database) throws {
+        let before = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
+        try db.execute(sql: createTable("transaction_v18", maxKind: 9) + """
+            INSERT INTO transaction_v18 SELECT asset, date, ref, amount, kind, note, created_at, external_key, external_id, uuid
+              FROM asset_transaction ORDER BY asset, date, ref;
+            DROP TABLE asset_transaction;
+            ALTER TABLE transaction_v18 RENAME TO asset_transaction;
+            CREATE UNIQUE INDEX asset_transaction_by_ref ON asset_transaction(ref);
+            CREATE UNIQUE INDEX asset_transaction_by_key ON asset_transaction(asset, external_key) WHERE external_key IS NOT NULL;
+            CREATE UNIQUE INDEX asset_transaction_by_uuid ON asset_transaction(uuid) WHERE uuid IS NOT NULL;
+            CREATE TRIGGER asset_balance_after_delete AFTER DELETE ON asset_transaction BEGIN
+                UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
+                 WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
+            END;
+            CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset, date ON asset_transaction BEGIN
+                UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
+                 WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
+                INSERT INTO asset_balance (asset_id, total, newest) VALUES ((SELECT id FROM asset_ref WHERE ref = NEW.asset), NEW.amount, NEW.date)
+                ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount), newest = MAX(COALESCE(newest, NEW.date), NEW.date);
+            END;
+            CREATE TABLE asset_link (
+                asset_id TEXT PRIMARY KEY NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                service TEXT NOT NULL,
+                account TEXT NOT NULL,
+                credential TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                last_sync_at TEXT,
+                last_error TEXT,
+                reported_balance TEXT,
+                reconciled INTEGER,
+                cursor TEXT
+            );
+            """)
+        let after = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM asset_transaction") ?? 0
+        guard after == before else { throw StoreError.corrupt("the v18 migration kept \(after) of \(before) transactions") }
     }
 
     /// SQL functions of the migration (added to every connection with `decimal_add`).
@@ -112,6 +160,7 @@ struct TransactionKind: Equatable {
         case 3: self.init(source: .onchain, contentKeyed: false)
         case 4: self.init(source: .manual, contentKeyed: true)
         case 5: self.init(source: .onchain, contentKeyed: true)
+        case 6...9: self.init(source: .init(LinkedService.allCases[Int(code) - 6]), contentKeyed: false)
         default: return nil
         }
     }
@@ -124,11 +173,20 @@ struct TransactionKind: Equatable {
         case (.onchain, false): 3
         case (.manual, true): 4
         case (.onchain, true): 5
+        // A linked account's rows always carry the service's own id.
+        case (.kraken, _): 6
+        case (.binance, _): 7
+        case (.coinbase, _): 8
+        case (.simplefin, _): 9
         }
     }
 
     /// SQL: the row came from the chain.
     static let onchainSQL = "kind IN (3, 5)"
+    /// SQL: the row came from a linked account (any service).
+    static let linkedSQL = "kind BETWEEN 6 AND 9"
+    /// SQL: the row came from outside (a chain or a linked account), not by hand or from a file.
+    static let syncedSQL = "kind IN (3, 5, 6, 7, 8, 9)"
     /// SQL: the row is keyed by its own content.
     static let contentKeyedSQL = "kind IN (0, 4, 5)"
 }

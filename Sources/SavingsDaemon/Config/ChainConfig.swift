@@ -26,12 +26,7 @@ extension ConfigLoader {
             }
             provider.kind = kind
         case "url": provider.url = try httpURL(entry.value)
-        case "proxy":
-            let proxy = try string(entry.value)
-            guard let url = URL(string: proxy), ["http", "socks5", "socks5h"].contains(url.scheme ?? ""), url.host != nil, url.port != nil else {
-                throw ConfigError(message: "'\(proxy)' is not a proxy (http://HOST:PORT or socks5://HOST:PORT)")
-            }
-            provider.proxy = proxy
+        case "proxy": provider.proxy = try proxy(entry.value)
         default:
             throw ConfigError(message: "unknown key '\(parts[2])' in [onchain.\(chain.rawValue)] (known: provider, url, proxy)")
         }

@@ -196,7 +196,7 @@ public enum ConfigLoader {
         Setting(key: "database.backup_interval", environment: "SAVINGSD_BACKUP_INTERVAL", flag: nil,
                 apply: { config, value throws(ConfigError) in config.backupInterval = try integer(value, in: 0...(366 * 86_400)) },
                 render: { String($0.backupInterval) }),
-    ]
+    ] + linkedSettings
 
     /// Loads the configuration. `readFile` returns nil when the file does not exist.
     public static func load(
@@ -228,10 +228,16 @@ public enum ConfigLoader {
             }
             for entry in entries {
                 // Tables whose keys are the user's own (coin ids, chains) are read by their handler.
-                let ownKeys = entry.key.hasPrefix(coinGeckoIDsPrefix) || isChainKey(entry.key)
+                let ownKeys = entry.key.hasPrefix(coinGeckoIDsPrefix) || isChainKey(entry.key) || isLinkedServiceKey(entry.key)
                 if ownKeys {
                     do throws(ConfigError) {
-                        if isChainKey(entry.key) { try chainEntry(entry, into: &config) } else { try coinGeckoID(entry, into: &config) }
+                        if isChainKey(entry.key) {
+                            try chainEntry(entry, into: &config)
+                        } else if isLinkedServiceKey(entry.key) {
+                            try linkedServiceEntry(entry, into: &config)
+                        } else {
+                            try coinGeckoID(entry, into: &config)
+                        }
                     } catch {
                         throw ConfigError(message: "\(filePath):\(entry.line): \(entry.key): \(error.message)")
                     }
@@ -363,13 +369,13 @@ public enum ConfigLoader {
         return amount
     }
 
-    private static func absolutePath(_ value: TOMLReader.Value) throws(ConfigError) -> String {
+    static func absolutePath(_ value: TOMLReader.Value) throws(ConfigError) -> String {
         let path = try string(value)
         guard path.hasPrefix("/") else { throw ConfigError(message: "'\(path)' must be an absolute path") }
         return path
     }
 
-    private static func integer(_ value: TOMLReader.Value, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+    static func integer(_ value: TOMLReader.Value, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
         guard case .integer(let n) = value else { throw ConfigError(message: "must be an integer, not \(value.typeName)") }
         guard range.contains(n) else { throw ConfigError(message: "\(n) is out of range \(range.lowerBound)...\(range.upperBound)") }
         return n

@@ -56,6 +56,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var onchainMaxTransactions: Int = 200_000
     /// Each chain's provider (`[onchain.CHAIN]`), by chain name; none by default.
     var chainProviders: [String: ChainProviderConfig] = [:]
+    /// Linked accounts (`[linked]`, `[linked.SERVICE]`).
+    var linked = LinkedConfig()
     /// Automatic backups (before migrations, before replacing imports, periodic): where, and
     /// how many are kept. The default directory is `backups/` beside the database.
     public var backupDirectory: String?
@@ -112,6 +114,7 @@ public struct DaemonConfig: Sendable, Equatable {
         merged.onchainInterval = new.onchainInterval
         merged.onchainMaxTransactions = new.onchainMaxTransactions
         merged.chainProviders = new.chainProviders
+        merged.linked = new.linked
         merged.keepBackups = new.keepBackups
         merged.backupInterval = new.backupInterval
         merged.sources = new.sources
@@ -138,7 +141,7 @@ public struct DaemonConfig: Sendable, Equatable {
             let value = setting.render(self)
             lines.append("\(setting.key) = \(value)  # \(sources[setting.key] ?? "default")")
         }
-        for line in ConfigLoader.renderedChains(self) { lines.append("\(line)  # \(sources[String(line.prefix { $0 != " " })] ?? "default")") }
+        for line in ConfigLoader.renderedChains(self) + ConfigLoader.renderedLinkedServices(self) { lines.append("\(line)  # \(sources[String(line.prefix { $0 != " " })] ?? "default")") }
         for (symbol, id) in coinGeckoIDs.sorted(by: { $0.key < $1.key }) where CoinGeckoQuery.defaultIDs[symbol] != id {
             let key = ConfigLoader.coinGeckoIDsPrefix + symbol
             lines.append("\(key) = \"\(id)\"  # \(sources[key] ?? "default")")

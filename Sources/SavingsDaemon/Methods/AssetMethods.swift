@@ -14,7 +14,9 @@ enum AssetMethods {
             throw DomainError.notFound("asset", asset.name)
         }
         let watch = try await context.database.watch(asset: asset.id.uuidString).1
-        return Wire.asset(figures, watch: watch.map { watchJSON($0, asset: asset, context: context) } ?? .null)
+        let link = try await context.database.link(asset: asset.id.uuidString).1
+        return Wire.asset(figures, watch: watch.map { watchJSON($0, asset: asset, context: context) } ?? .null,
+                          link: link.map { Wire.link($0, asset: asset) } ?? .null)
     }
 
     /// The watch object, naming the provider the configuration has for its chain now.
@@ -49,9 +51,11 @@ enum AssetMethods {
             let valuation = try await context.valuation()
             let currency = context.liveConfig.current.displayCurrency
             let watches = try await database.watches()
+            let links = try await database.links()
             return ["assets": .array(valuation.portfolio.assets.compactMap { asset in
                 valuation.asset(asset.id, valueCurrency: currency).map { figures in
-                    Wire.asset(figures, watch: watches[asset.id].map { watchJSON($0, asset: asset, context: context) } ?? .null)
+                    Wire.asset(figures, watch: watches[asset.id].map { watchJSON($0, asset: asset, context: context) } ?? .null,
+                               link: links[asset.id].map { Wire.link($0, asset: asset) } ?? .null)
                 }
             })]
         }

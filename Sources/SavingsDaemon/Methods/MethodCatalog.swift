@@ -3,13 +3,14 @@ import SavingsRPC
 
 /// Every method savingsd serves, registered in one place.
 public enum MethodCatalog {
-    static func registry(context: DaemonContext, refresher: RateRefresher, syncer: ChainSyncer, logger: Logger) -> MethodRegistry {
+    static func registry(context: DaemonContext, refresher: RateRefresher, syncers: Syncers, logger: Logger) -> MethodRegistry {
         var registry = MethodRegistry()
         DaemonMethods.register(into: &registry, context: context)
         GoalMethods.register(into: &registry, context: context)
         ContributionMethods.register(into: &registry, context: context)
         AssetMethods.register(into: &registry, context: context)
-        WatchMethods.register(into: &registry, context: context, syncer: syncer)
+        WatchMethods.register(into: &registry, context: context, syncers: syncers)
+        LinkMethods.register(into: &registry, context: context, syncer: syncers.links)
         LedgerMethods.register(into: &registry, context: context)
         RateMethods.register(into: &registry, context: context, refresher: refresher)
         PlanMethods.register(into: &registry, context: context)
@@ -23,13 +24,13 @@ public enum MethodCatalog {
     }
 
     /// A dispatcher that logs internal failures (never sent to clients) and announces writes.
-    static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, syncer: ChainSyncer,
+    static func dispatcher(context: DaemonContext, goals: GoalWatcher, refresher: RateRefresher, syncers: Syncers,
                            logger: Logger) -> RPCDispatcher {
         // Goal checks value every goal: a burst of writes runs them once or twice, not once per
         // write, and a read right after a write does not share the CPU with them.
         let checks = Coalescer(after: .milliseconds(250)) { await goals.check() }
         let throttle = LogThrottle(logger: logger)
-        return RPCDispatcher(registry: registry(context: context, refresher: refresher, syncer: syncer, logger: logger),
+        return RPCDispatcher(registry: registry(context: context, refresher: refresher, syncers: syncers, logger: logger),
                       maxBatch: context.liveConfig.current.maxBatch, onInternalError: { method, error in
             // A client that goes away mid-answer (a download cut off) is not the daemon's failure.
             guard !(error is ConnectionGone) else {

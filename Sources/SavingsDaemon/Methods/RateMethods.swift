@@ -132,6 +132,7 @@ enum RateMethods {
             let goalFields = try params.strings("goal_fields").map(Self.goalFields)
             guard case .object(var dashboard) = try await context.dashboard(currency: currency, goalFields: goalFields) else { return .null }
             dashboard["onchain"] = try await WatchMethods.summary(context: context)
+            dashboard["linked"] = try await LinkMethods.summary(context: context)
             return .object(dashboard)
         }
     }

@@ -22,7 +22,8 @@ enum WatchMethods {
         ]
     }
 
-    static func register(into registry: inout MethodRegistry, context: DaemonContext, syncer: ChainSyncer) {
+    static func register(into registry: inout MethodRegistry, context: DaemonContext, syncers: Syncers) {
+        let syncer = syncers.chains
         let database = context.database
 
         registry.register(MethodSpec(
@@ -63,31 +64,39 @@ enum WatchMethods {
         }
 
         registry.register(MethodSpec(
-            "asset.sync", summary: "Sync watched assets from their chains now (all of them, or one).",
+            "asset.sync", summary: "Sync watched and linked assets now (all of them, or one): from their chains, exchanges and banks.",
             params: [
-                .optional("asset", .reference, "one asset's id or name (default: every watched asset)"),
-                .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\", done, total}} while a long history is read"),
+                .optional("asset", .reference, "one asset's id or name (default: every watched or linked asset)"),
+                .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\", done, total}} while a long chain history is read"),
             ],
-            result: ResultSpec("synced", "{\"assets\": [{asset, added, removed, pending, balance, reported_balance, reconciled, height} | {asset, error}]}",
+            result: ResultSpec("synced", "{\"assets\": [{asset, added, removed, pending, balance, reported_balance, reconciled, height} | {asset, service, added, removed, balance, reported_balance, reconciled} | {asset, error}]}",
                                schema: ["type": "object"]),
             writes: true)) { params, call in
             var assets: [Asset] = []
+            let links = try await database.links()
             if let reference = params.string("asset") {
                 let (asset, watch) = try await database.watch(asset: reference)
-                guard watch != nil else {
-                    throw DomainError(.invalidState, "'\(asset.name)' is not watching a chain; asset.watch first", details: ["asset": asset.id.uuidString])
+                guard watch != nil || links[asset.id] != nil else {
+                    throw DomainError(.invalidState, "'\(asset.name)' neither watches a chain nor is linked to an account; asset.watch or asset.link first",
+                                      details: ["asset": asset.id.uuidString])
                 }
                 assets = [asset]
             } else {
                 let watches = try await database.watches()
-                assets = try await context.portfolio().assets.filter { watches[$0.id] != nil }
+                assets = try await context.portfolio().assets.filter { watches[$0.id] != nil || links[$0.id] != nil }
             }
             let progress: ChainSyncer.Progress? = params.bool("progress") == true
                 ? { @Sendable page, pages in call.progress("asset.sync", phase: "pages", done: page, total: pages) } : nil
             var results: [JSONValue] = []
             for asset in assets {
-                switch await syncer.sync(asset.id, progress: progress) {
-                case .success(let outcome): results.append(Wire.syncOutcome(outcome, asset: asset))
+                let result: Result<JSONValue, SyncFailure>
+                if let link = links[asset.id] {
+                    result = await syncers.links.sync(asset.id).map { Wire.linkOutcome($0, asset: asset, service: link.service) }
+                } else {
+                    result = await syncer.sync(asset.id, progress: progress).map { Wire.syncOutcome($0, asset: asset) }
+                }
+                switch result {
+                case .success(let outcome): results.append(outcome)
                 case .failure(let failure):
                     // One asset: its failure is the call's; several: each says how it went.
                     if assets.count == 1, params.string("asset") != nil {

@@ -159,7 +159,7 @@ struct ProviderHTTP: Sendable {
 
     /// The body, at most `limit` bytes, all of it by `deadline`: reading stops there (the
     /// request is cancelled, which closes its connection).
-    private static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, deadline: NIODeadline) async throws -> [UInt8] {
+    static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, deadline: NIODeadline) async throws -> [UInt8] {
         let reading = Task { try await body.collect(upTo: limit) }
         let timer = Task {
             try await Task.sleep(nanoseconds: UInt64(max(0, (deadline - NIODeadline.now()).nanoseconds)))

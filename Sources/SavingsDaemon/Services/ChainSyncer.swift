@@ -13,10 +13,7 @@ import ServiceLifecycle
 actor ChainSyncer {
     typealias Progress = @Sendable (_ page: Int, _ pages: Int) -> Void
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        var retryInSeconds: Int?
-    }
+    typealias Failure = SyncFailure
 
     let context: DaemonContext
     let logger: Logger
@@ -25,8 +22,7 @@ actor ChainSyncer {
     let changed: @Sendable () async -> Void
     private var running: [UUID: Task<Result<ChainSyncOutcome, Failure>, Never>] = [:]
     private var schedules: [Chain: ProviderSchedule] = [:]
-    /// Clients that go through a configured proxy, by proxy.
-    private var proxied: [String: HTTPClient] = [:]
+    let proxies: ProxyClients
     private var wake: EventLoopPromise<Void>?
     /// Assets to sync at the service's next turn whatever their chain's schedule (a new watch).
     private var requested = Set<UUID>()
@@ -37,9 +33,10 @@ actor ChainSyncer {
     /// Transactions wanted that a walk finds on its first page or two (new ones come first).
     static let shortWalk = 50
 
-    init(context: DaemonContext, http: ProviderHTTP, logger: Logger, changed: @escaping @Sendable () async -> Void) {
+    init(context: DaemonContext, http: ProviderHTTP, proxies: ProxyClients, logger: Logger, changed: @escaping @Sendable () async -> Void) {
         self.context = context
         self.http = http
+        self.proxies = proxies
         self.logger = logger
         self.changed = changed
     }
@@ -107,27 +104,10 @@ actor ChainSyncer {
         wake = nil
     }
 
-    func shutdown() async {
-        for client in proxied.values { try? await client.shutdown() }
-        proxied = [:]
-    }
-
     /// A block explorer's page of a thousand transactions is a few megabytes (Blockbook's
     /// details of 1,000 ordinary transactions: 2-4 MB). Pages are read one transaction at a
     /// time, so what an answer costs beyond its bytes is one transaction's tree.
     static let maxAnswer = 16 << 20
-
-    /// The daemon's client, or one made (once) for a configured proxy.
-    private func client(for proxy: String?) throws -> ProviderHTTP {
-        guard let proxy, http.client != nil else { return http.limited(to: Self.maxAnswer) }
-        if let known = proxied[proxy] { return ProviderHTTP(client: known, maxBody: Self.maxAnswer) }
-        guard let url = URL(string: proxy), let host = url.host, let port = url.port else { throw Failure(description: "the proxy '\(proxy)' is not host:port") }
-        var configuration = ProviderHTTP.configuration
-        configuration.proxy = url.scheme?.hasPrefix("socks") == true ? .socksServer(host: host, port: port) : .server(host: host, port: port)
-        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration, backgroundActivityLogger: logger)
-        proxied[proxy] = client
-        return ProviderHTTP(client: client, maxBody: Self.maxAnswer)
-    }
 
     private func perform(_ assetID: UUID, progress: Progress?) async -> Result<ChainSyncOutcome, Failure> {
         let database = context.database
@@ -146,7 +126,7 @@ actor ChainSyncer {
         }
         let started = ContinuousClock.now
         do {
-            let session = provider.session(watch.target, http: try client(for: provider.proxy), maxTransactions: config.onchainMaxTransactions)
+            let session = provider.session(watch.target, http: try await proxies.http(http, proxy: provider.proxy, maxBody: Self.maxAnswer), maxTransactions: config.onchainMaxTransactions)
             let outcome = try await run(session, watch: watch, progress: progress)
             settle(chain, failure: nil, config: config)
             logger.info("chain sync", metadata: [
