@@ -12,6 +12,9 @@ final class HTTPStub: Sendable {
         var query: [String: String]
         var headers: [String: String]
         var at: Date
+        var method = "GET"
+        /// The request's body as text (a signed form, a JSON document).
+        var body = ""
     }
 
     struct Response: Sendable {
@@ -54,13 +57,16 @@ final class HTTPStub: Sendable {
         typealias OutboundOut = HTTPServerResponsePart
         let state: NIOLockedValueBox<(responder: Responder, requests: [Request])>
         private var head: HTTPRequestHead?
+        private var body = ByteBuffer()
 
         init(state: NIOLockedValueBox<(responder: Responder, requests: [Request])>) { self.state = state }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case .head(let requestHead): head = requestHead
-            case .body: break
+            case .head(let requestHead):
+                head = requestHead
+                body.clear()
+            case .body(var part): body.writeBuffer(&part)
             case .end:
                 guard let requestHead = head else { return }
                 let components = URLComponents(string: requestHead.uri)
@@ -68,7 +74,8 @@ final class HTTPStub: Sendable {
                 for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
                 var headers: [String: String] = [:]
                 for (name, value) in requestHead.headers { headers[name.lowercased()] = value }
-                let request = Request(path: components?.path ?? requestHead.uri, query: query, headers: headers, at: Date())
+                let request = Request(path: components?.path ?? requestHead.uri, query: query, headers: headers, at: Date(),
+                                      method: requestHead.method.rawValue, body: String(buffer: body))
                 let responder = state.withLockedValue { state in
                     state.requests.append(request)
                     return state.responder

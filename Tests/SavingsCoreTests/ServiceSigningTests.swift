@@ -86,3 +86,31 @@ import Testing
         #expect(throws: ServiceSigning.Failure.self) { try SimpleFINAccess.split(accessURL: "https://bridge.simplefin.org/simplefin") }
     }
 }
+
+/// What a linked account's name says and what a sync removes (issue 50).
+@Suite struct AccountLinkTests {
+    /// Kraken's codes: https://support.kraken.com/hc/en-us/articles/360001185506 (X/Z in front
+    /// of the older four-letter codes, XBT for bitcoin, XDG for dogecoin, suffixes for views).
+    @Test func krakenCodesNameTheirCurrencies() {
+        let expected = ["XXBT": "BTC", "XBT": "BTC", "XETH": "ETH", "ZEUR": "EUR", "ZUSD": "USD", "XXDG": "DOGE", "ETH2.S": "ETH",
+                        "ETH2": "ETH", "USD.M": "USD", "DOT.S": "DOT", "BTC": "BTC", "EUR": "EUR", "SOL": "SOL", "XTZ": "XTZ", "ZEC": "ZEC", "XZEC": "ZEC"]
+        for (code, currency) in expected { #expect(LinkedService.krakenCurrency(code) == currency, "\(code)") }
+    }
+
+    @Test func removedRowsAreThoseOfTheWindowNoLongerListed() {
+        let day: TimeInterval = 86_400
+        let since = Date(timeIntervalSince1970: 10 * day)
+        let stored = ["a": Date(timeIntervalSince1970: 11 * day), "b": Date(timeIntervalSince1970: 12 * day), "old": Date(timeIntervalSince1970: 9 * day)]
+        #expect(LinkSyncPlan.removed(stored: stored, listed: ["a"], since: since) == ["b"], "a row older than the window is not judged")
+        #expect(LinkSyncPlan.removed(stored: stored, listed: ["a"], since: nil) == ["b", "old"])
+        #expect(LinkSyncPlan.since(newest: Date(timeIntervalSince1970: 20 * day)) == Date(timeIntervalSince1970: 13 * day))
+    }
+
+    @Test func accountsAreAServicesPlainName() throws {
+        #expect(try AccountLink.checkAccount(" XXBT ") == "XXBT")
+        #expect(throws: DomainError.self) { try AccountLink.checkAccount("two words") }
+        #expect(throws: DomainError.self) { try AccountLink.checkAccount("") }
+        #expect(throws: DomainError.self) { try LinkedService(name: "mtgox") }
+        #expect(try LinkedService(name: "Kraken") == .kraken)
+    }
+}
