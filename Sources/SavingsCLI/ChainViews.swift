@@ -44,18 +44,22 @@ extension Views {
     /// `savingsctl asset sync`: one line per asset.
     public static func syncOutcome(_ result: JSONValue, style: Style = .plain) -> String {
         let assets = result["assets"]?.arrayValue ?? []
-        guard !assets.isEmpty else { return "no asset watches a chain (start with: savingsctl asset watch NAME --chain bitcoin --xpub …)" }
+        guard !assets.isEmpty else {
+            return "no asset watches a chain or is linked to an account (start with: savingsctl asset watch NAME --chain bitcoin --xpub …, "
+                + "or savingsctl asset link NAME --service kraken --credential FILE)"
+        }
         return assets.map { line in
             let name = Render.text(line["asset"]?["name"])
             if let error = line["error"]?.stringValue { return "\(name): " + style.yellow("sync failed: \(error)") }
             var parts = ["\(Render.text(line["added"])) added"]
             let removed = line["removed"]?.arrayValue?.count ?? 0
-            if removed > 0 { parts.append("\(removed) removed (no longer on the chain)") }
+            let source = line["service"].map { serviceTitle($0) }
+            if removed > 0 { parts.append("\(removed) removed (no longer \(source.map { "at " + $0 } ?? "on the chain"))") }
             let pending = line["pending"]?.arrayValue?.count ?? 0
             if pending > 0 { parts.append("\(pending) pending") }
             let balance = Render.text(line["balance"])
-            let reconciled = line["reconciled"] == true ? "matches the provider"
-                : style.yellow("provider says \(Render.text(line["reported_balance"]))")
+            let reconciled = line["reconciled"] == true ? "matches \(source ?? "the provider")"
+                : style.yellow("\(source ?? "provider") says \(Render.text(line["reported_balance"]))")
             return "\(name): \(parts.joined(separator: ", ")); balance \(balance), \(reconciled)"
         }.joined(separator: "\n")
     }

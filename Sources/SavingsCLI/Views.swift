@@ -57,6 +57,7 @@ public enum Views {
                      ("unallocated", Money.format(totals["unallocated_value"], currency)),
                      ("rates", rateFreshness(result, style: style))]
         if let chain = onchainLine(result["onchain"], style: style) { lines.append(("on-chain", chain)) }
+        if let linked = linkedLine(result["linked"], style: style) { lines.append(("linked", linked)) }
         if let stale = result["stale_drafts"]?.intValue, stale > 0 {
             lines.append(("stale drafts", style.yellow("\(stale)") + " (review with: savingsctl plan stale)"))
         }
@@ -145,7 +146,8 @@ public enum Views {
         guard !assets.isEmpty else { return "no assets yet (add one with: savingsctl asset add NAME --currency BTC --kind crypto)" }
         var table = Table(headers: ["NAME", "KIND", "BALANCE", "ALLOCATED", "UNALLOCATED", "VALUE"], rightAligned: [2, 3, 4, 5])
         table.rows = assets.map { asset in
-            [Render.text(asset["name"]), Render.text(asset["kind"]) + (asset["watch"]?["chain"]?.stringValue.map { " · " + $0 } ?? ""),
+            [Render.text(asset["name"]), Render.text(asset["kind"]) + (asset["watch"]?["chain"]?.stringValue.map { " · " + $0 } ?? "")
+                + (asset["link"]?["service"]?.stringValue.map { " · " + serviceTitle(.string($0)) } ?? ""),
              Money.format(asset["balance"], asset["currency"]),
              Money.format(asset["allocated"], asset["currency"]), Money.format(asset["unallocated"], asset["currency"]),
              asset["value"] == .null ? style.yellow("no rate") : Money.format(asset["value"], asset["value_currency"])]
@@ -159,6 +161,7 @@ public enum Views {
         text += "\n" + style.dim("value".rightPadded(to: 13)) + Money.format(asset["value"], asset["value_currency"])
         text += "\n" + style.dim("notes".rightPadded(to: 13)) + Render.text(asset["notes"])
         if let watch = watch(asset, style: style) { text += "\n" + watch }
+        if let link = link(asset, style: style) { text += "\n" + link }
         let lines = asset["allocations"]?.arrayValue ?? []
         if !lines.isEmpty {
             var table = Table(headers: ["GOAL", "RESERVED", "FUNDED"], rightAligned: [1, 2])

@@ -24,6 +24,8 @@ extension SavingsDatabase {
         ("goals", "goal", "created_at, id"),
         ("assets", "asset", "created_at, id"),
         ("watches", "asset_watch", "asset_id"),
+        // A link names its credential, never holds it: the secret is never in a document.
+        ("links", "asset_link", "asset_id"),
         ("transactions", "asset_transaction", "ref"),
         ("allocations", "allocation", "asset_id, goal_id"),
         ("allocation_history", "allocation_history", "ref"),
@@ -213,6 +215,17 @@ extension SavingsDatabase {
                 throw DomainError.invalidField("document", "\(place): \(error.message)")
             }
         }
+        if table == "asset_link" {
+            // The same checks as asset.link: a known service, a plain account and credential name.
+            func text(_ column: String) -> String { if case .text(let value)? = row[column] { return value } else { return "" } }
+            do throws(DomainError) {
+                _ = try LinkedService(name: text("service"))
+                _ = try AccountLink.checkAccount(text("account"))
+                _ = try AccountLink.checkCredentialName(text("credential"))
+            } catch {
+                throw DomainError.invalidField("document", "\(place): \(error.message)")
+            }
+        }
         for (column, cell) in row {
             guard case .text(let text) = cell else { continue }
             let field = "\(place).\(column)"
@@ -369,7 +382,7 @@ extension SavingsDatabase {
             return value
         }
         guard let source = AssetTransaction.Source(rawValue: try required("source")) else {
-            throw DomainError.invalidField("document", "\(place).source: not manual, onchain or import")
+            throw DomainError.invalidField("document", "\(place).source: not \(AssetTransaction.Source.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let transaction = AssetTransaction(
             id: try StoreKey.uuid(try required("id")), assetID: try StoreKey.uuid(try required("asset_id")),

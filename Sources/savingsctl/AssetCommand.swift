@@ -5,7 +5,7 @@ import SavingsRPC
 struct AssetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "asset", abstract: "Manage assets (crypto holdings and fiat accounts).",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, WatchCommand.self, UnwatchCommand.self, SyncCommand.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, WatchCommand.self, UnwatchCommand.self, LinkCommand.self, UnlinkCommand.self, SyncCommand.self])
 
     static func describe(_ asset: JSONValue) -> String { Views.asset(asset, style: .standardOutput) }
 

@@ -47,9 +47,9 @@ struct UnwatchCommand: ParsableCommand {
 }
 
 struct SyncCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Sync watched assets from their chains now.")
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Sync watched and linked assets now, from their chains, exchanges and banks.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "One asset (default: every watched asset).") var asset: String?
+    @Argument(help: "One asset (default: every watched or linked asset).") var asset: String?
 
     func run() throws {
         let session = try ClientSession(global)

@@ -102,6 +102,16 @@ public struct AccountLink: Sendable, Equatable {
         self.cursor = cursor
     }
 
+    /// A credential's name: a plain file name in the credentials directory (letters, digits,
+    /// '.', '-' and '_', at most 64, not starting with a dot).
+    public static func checkCredentialName(_ name: String) throws(DomainError) -> String {
+        guard (1...64).contains(name.utf8.count), name.first != ".",
+              name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }) else {
+            throw DomainError.invalidField("credential", "'\(name.prefix(64))' is not a credential's name (letters, digits, '.', '-' and '_', at most 64)")
+        }
+        return name
+    }
+
     /// An account name as a service writes it: printable ASCII without spaces, at most 128.
     public static func checkAccount(_ account: String) throws(DomainError) -> String {
         let trimmed = account.trimmingCharacters(in: .whitespaces)

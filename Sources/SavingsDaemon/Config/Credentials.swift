@@ -1,4 +1,5 @@
 import Foundation
+import SavingsCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,10 +60,7 @@ public struct CredentialStore: Sendable {
         return configured.map(CredentialStore.init(directory:))
     }
 
-    static func validName(_ name: String) -> Bool {
-        guard (1...64).contains(name.utf8.count), name.first != ".", name != "..", name != "." else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
-    }
+    static func validName(_ name: String) -> Bool { (try? AccountLink.checkCredentialName(name)) != nil }
 
     /// The credential `name`, read now (a file replaced since is read as it is now).
     public func secret(_ name: String) throws(Failure) -> Secret {
