@@ -25,6 +25,7 @@ struct Pages: Sendable {
         try library.register(Self.transactionsTemplate, named: "transactions")
         try library.register(Self.transactionTemplate, named: "transaction")
         try library.register(Self.watchTemplate, named: "watch")
+        try library.register(Self.linkTemplate, named: "link")
         try library.register(Self.importFormTemplate, named: "importForm")
         try library.register(Self.importPickTemplate, named: "importPick")
         try library.register(Self.importCheckTemplate, named: "importCheck")
@@ -81,10 +82,25 @@ struct Pages: Sendable {
             ]
         }
         context["hasStaleDrafts"] = (context["staleDrafts"] as? Int ?? 0) > 0
+        context["syncNotes"] = Self.syncNotes(answer)
         let whole = page(body: render("dashboard", context), title: "Dashboard")
         // The marker cannot come from a text: `<` is written `&lt;` there.
         guard let marker = whole.range(of: Self.goalRowsMarker) else { return (whole[...], "") }
         return (whole[..<marker.lowerBound], whole[marker.upperBound...])
+    }
+
+    /// What the dashboard says about watched chains and linked accounts: syncs that failed and
+    /// balances that differ from the chain's or the service's (`dashboard.get`'s `onchain` and
+    /// `linked`), and how long ago they last synced.
+    static func syncNotes(_ answer: JSONValue) -> [[String: String]] {
+        var notes: [[String: String]] = []
+        for (key, what, source) in [("onchain", "watched on-chain", "the chain"), ("linked", "linked to an account", "the service")] {
+            guard let summary = answer[key], summary.objectValue != nil else { continue }
+            let names = { (field: String) in (summary[field]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ") }
+            if !names("failing").isEmpty { notes.append(["note": "The last sync failed for \(names("failing")) (\(what))."]) }
+            if !names("unreconciled").isEmpty { notes.append(["note": "The balance of \(names("unreconciled")) differs from what \(source) reports."]) }
+        }
+        return notes
     }
 
     /// The "I saved" form (`goal.contribute`): the goals and assets to choose from, what was
@@ -113,6 +129,7 @@ struct Pages: Sendable {
             // Only an object is a watch. (`nil` in a closure returning JSONValue would be the
             // JSON null, ExpressibleByNilLiteral, and every asset looked watched.)
             let watch: JSONValue? = asset["watch"]?.objectValue != nil ? asset["watch"] : nil
+            let link: JSONValue? = asset["link"]?.objectValue != nil ? asset["link"] : nil
             return [
                 "id": text("id"), "name": text("name"), "kind": text("kind"), "currency": text("currency"), "balance": Self.money(asset["balance"]),
                 "unallocated": Self.money(asset["unallocated"]), "value": Self.money(asset["value"]), "valueCurrency": text("value_currency"),
@@ -120,6 +137,7 @@ struct Pages: Sendable {
                 "allocations": (asset["allocations"]?.arrayValue ?? []).map { ["goal": $0["goal_name"]?.stringValue ?? "", "amount": Self.money($0["amount"])] },
                 "watched": watch != nil, "crypto": text("kind") == "crypto",
                 "watchState": watch.map(Self.watchState) ?? "",
+                "linked": link != nil, "linkState": link.map(Self.linkState) ?? "",
             ]
         }
         return page(body: render("assets", ["assets": assets, "noAssets": assets.isEmpty]), title: "Assets")
@@ -215,6 +233,7 @@ struct Pages: Sendable {
         {{#hasUndoProblem}}<p class="problem" role="alert">{{undoProblem}}</p>{{/hasUndoProblem}}
         {{#hasStaleDrafts}}<p class="banner" role="alert"><a href="/plans#stale-h">{{staleDrafts}} draft plan(s) from earlier months</a> still wait for a decision.</p>{{/hasStaleDrafts}}
         {{#staleRates}}<p class="banner" role="alert">Some exchange rates are stale: figures may be off.</p>{{/staleRates}}
+        {{#syncNotes}}<p class="banner" role="alert">{{note}} <a href="/assets">Assets</a></p>{{/syncNotes}}
         {{#month}}
         <section aria-labelledby="month-h"><h2 id="month-h">This month ({{label}}, {{status}})</h2>
         <p>Planned {{planned}} {{currency}} · contributed {{contributed}} {{currency}} · remaining {{remaining}} {{currency}}</p>
@@ -258,11 +277,12 @@ struct Pages: Sendable {
         <p><a href="/assets/new">New asset</a></p>
         <ul class="assets">
         {{#assets}}
-        <li class="asset"><h3>{{name}}</h3> <a href="/assets/{{id}}/transactions">Transactions of {{name}}</a> · <a href="/assets/{{id}}/allocations">Allocations of {{name}}</a> · <a href="/assets/{{id}}/edit">Change {{name}}</a>{{#crypto}} · <a href="/assets/{{id}}/chain">{{name}} on-chain</a>{{/crypto}}
+        <li class="asset"><h3>{{name}}</h3> <a href="/assets/{{id}}/transactions">Transactions of {{name}}</a> · <a href="/assets/{{id}}/allocations">Allocations of {{name}}</a> · <a href="/assets/{{id}}/edit">Change {{name}}</a>{{#crypto}} · <a href="/assets/{{id}}/chain">{{name}} on-chain</a>{{/crypto}} · <a href="/assets/{{id}}/link">{{name}}'s linked account</a>
         <p>{{balance}} {{currency}} ({{kind}}){{#value}} · worth {{value}} {{valueCurrency}}{{/value}} · free {{unallocated}} {{currency}}</p>
         {{#overAllocated}}<p class="banner" role="alert">More is allocated than the balance holds.</p>{{/overAllocated}}
         {{#allocations}}<p>{{amount}} {{currency}} for {{goal}}</p>{{/allocations}}
         {{#watched}}<p>Watched on-chain: {{watchState}}</p>{{/watched}}
+        {{#linked}}<p>Linked to {{linkState}}</p>{{/linked}}
         </li>
         {{/assets}}
         </ul>

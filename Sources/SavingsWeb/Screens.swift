@@ -52,6 +52,7 @@ struct Screens: Sendable {
         addTransactions(to: router)
         addAllocations(to: router)
         addWatch(to: router)
+        addLink(to: router)
         addImport(to: router)
         addData(to: router)
         router.get("/goals/:id") { _, context in await goal(context.parameters.get("id") ?? "") }

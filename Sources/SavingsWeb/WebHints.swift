@@ -25,10 +25,15 @@ enum WebHints {
         case "conflict"? where method == "tx.update": return "undo the contribution on the goal's page, then record it again as it should be"
         case "conflict"? where method.hasPrefix("tx."): return "the transaction is there already; find it with the search on the asset's transactions"
         case "conflict"?: return "pick another name"
+        case "watched_asset"? where error.message.contains("account"):
+            return "this asset takes its transactions from its linked account: sync it on its linked account's page, or end the link there first"
         case "watched_asset"?: return "this asset takes its transactions from the chain: sync it on its On-chain page, or stop watching it there first"
         case "invalid_watch"?: return "check the key or addresses against your wallet (same chain, no typing error) and send the form again"
+        case "not_configured"? where method == "asset.link": return "savingsd needs a credentials directory in its configuration; ask whoever runs savingsd"
         case "not_configured"?: return "the chain needs a block explorer in savingsd's configuration; ask whoever runs savingsd"
-        case "provider_unavailable"?: return "the block explorer did not answer; savingsd tries again by itself, or sync later"
+        case "provider_unavailable"? where error.message.contains("key") || error.message.contains("credential"):
+            return "the service refused the key: check the credential file named on this page, then sync again"
+        case "provider_unavailable"?: return "the service did not answer; savingsd tries again by itself, or sync later"
         case "too_large"?: return "choose a smaller file, or split it"
         case "plan_locked"?: return "the month is running or closed: on the Month screen, return it to draft while its undo is offered"
         case "invalid_state"?: return "the Month screen shows where the month stands and what can be done"

@@ -207,3 +207,46 @@ import Glibc
         #expect(try restarted.call("asset.get", ["asset": "K"])["balance"] == .string(Amount.plainText(net)))
     }
 }
+
+/// A linked account set up, synced and ended from its page; its state on the assets' list and
+/// the dashboard; each checked over the socket.
+extension WebTests {
+    @Test func aLinkIsSetUpSyncedAndEndedFromThePage() throws {
+        let stub = try KrakenStub()
+        let (entries, net, credited) = KrakenLinkTests.history()
+        stub.update { $0.entries = Array(entries); $0.balances = ["XXBT": "\(net)"] }
+        let daemon = try KrakenLinkTests.daemon(credentials: ["kraken-readonly": stub.credential], linked: KrakenLinkTests.config(stub))
+        _ = try daemon.call("asset.create", ["name": "Kraken BTC", "currency": "BTC", "kind": "crypto"])
+        let id = try #require(try daemon.call("asset.get", ["asset": "Kraken BTC"])["id"]?.stringValue)
+        let session = try Session(daemon)
+        #expect(try session.get("/assets").body.contains("href=\"/assets/\(id)/link\""))
+        let form = try session.get("/assets/\(id)/link").body
+        #expect(form.contains("name=\"credential\"") && form.contains("Kraken"), "\(form)")
+
+        // A credential that is not there: refused, what was entered kept, nothing linked.
+        let missing = try session.post("/assets/\(id)/link", "service=kraken&account=&credential=kraken-typo")
+        #expect(missing.status == 422 && missing.body.contains("no credential &#39;kraken-typo&#39;") && missing.body.contains("value=\"kraken-typo\""), "\(missing.body)")
+        #expect(try daemon.call("asset.get", ["asset": "Kraken BTC"])["link"] == .null)
+
+        let linked = try session.post("/assets/\(id)/link", "service=kraken&account=&credential=kraken-readonly")
+        #expect(linked.status == 303 && linked.headers["location"] == "/assets/\(id)/link", "\(linked.body)")
+        let synced = try session.post("/assets/\(id)/link/sync", "")
+        #expect(synced.status == 303 && synced.headers["location"]?.contains("/link?added=") == true, "\(synced.headers)")
+        let page = try session.get(synced.headers["location"] ?? "").body
+        #expect(page.contains("Synced: ") && page.contains("Kraken XXBT") && page.contains("as Kraken reports") && page.contains("End the link"), "\(page)")
+        #expect(!page.contains(stub.secret))
+        #expect((try daemon.call("tx.list", ["asset": "Kraken BTC", "limit": 500])["transactions"]?.arrayValue ?? []).count == credited)
+        #expect(try session.get("/assets").body.contains("Linked to Kraken XXBT · synced"))
+
+        // Kraken's balance no longer agrees: the dashboard says so.
+        stub.update { $0.balances["XXBT"] = "99" }
+        _ = try? daemon.call("asset.sync", ["asset": "Kraken BTC"])
+        #expect(try session.get("/").body.contains("The balance of Kraken BTC differs from what the service reports."))
+        // A linked asset takes no transaction by hand: the page says where to go instead.
+        let byHand = try session.post("/assets/\(id)/transactions", "amount=1&date=&note=x")
+        #expect(byHand.status == 422 && byHand.body.contains("linked account&#39;s page"), "\(byHand.body)")
+
+        #expect(try session.post("/assets/\(id)/link/unlink", "").status == 303)
+        #expect(try daemon.call("asset.get", ["asset": "Kraken BTC"])["link"] == .null)
+    }
+}

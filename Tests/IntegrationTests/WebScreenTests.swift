@@ -488,7 +488,8 @@ extension WebTests {
         let tx = try #require(try daemon.call("tx.list", ["asset": .string(assetID), "limit": 1])["transactions"]?.arrayValue?.first?["id"]?.stringValue)
         let screens = ["/", "/saved", "/assets", "/assets/new", "/goals/new", "/rates", "/plans", "/month", "/import",
                        "/goals/\(goalID)", "/goals/\(goalID)/edit", "/assets/\(assetID)/edit", "/assets/\(assetID)/transactions",
-                       "/assets/\(assetID)/transactions/\(tx)", "/assets/\(assetID)/allocations", "/assets/\(assetID)/chain"]
+                       "/assets/\(assetID)/transactions/\(tx)", "/assets/\(assetID)/allocations", "/assets/\(assetID)/chain",
+                       "/assets/\(assetID)/link"]
         var actions = Set<String>()
         for screen in screens {
             let page = try session.get(screen)
@@ -500,8 +501,9 @@ extension WebTests {
         actions.formUnion(["/assets/\(assetID)/delete", "/import/check", "/import/confirm", "/saved/undo",
                            "/plans/amount", "/plans/protect", "/plans/skip", "/plans/flex", "/plans/stale",
                            "/month/start", "/month/undo-start", "/month/undo-complete",
-                           "/assets/\(assetID)/chain/sync", "/assets/\(assetID)/chain/unwatch"])
-        #expect(actions.count == 28, "\(actions.sorted())")
+                           "/assets/\(assetID)/chain/sync", "/assets/\(assetID)/chain/unwatch",
+                           "/assets/\(assetID)/link/sync", "/assets/\(assetID)/link/unlink"])
+        #expect(actions.count == 31, "\(actions.sorted())")
         let before = try Self.fingerprint(daemon)
         let origin = "http://127.0.0.1:\(session.web.port)"
         let csrf = try WebTests.csrf(in: try session.get("/saved").body)

@@ -162,7 +162,8 @@ def main():
                                  (f"assets/{asset_id}/edit", "an asset's changes"),
                                  (f"goals/{goal_id}/edit", "a goal's changes"),
                                  (f"goals/{goal_id}", "a goal"), ("plans", "planning"), ("month", "the month"),
-                                 ("import", "the import and backup"), (f"assets/{crypto_id}/chain", "an asset's chain watch")]:
+                                 ("import", "the import and backup"), (f"assets/{crypto_id}/chain", "an asset's chain watch"),
+                                 (f"assets/{asset_id}/link", "an asset's linked account")]:
                 page.goto(base + path)
                 axe_clean(page, screen)
                 fits(page, screen)
