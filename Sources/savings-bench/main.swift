@@ -10,11 +10,13 @@ import Glibc
 //
 //   savings-bench [--smoke] [--keep] [--output FILE]
 //   savings-bench --web SOCKET
+//   savings-bench [--smoke] --linked
 //
 // --smoke uses a tiny dataset and few repetitions (it keeps the benchmark from rotting; its
 // timings mean nothing). --keep leaves the work directory (dataset files and database) for
 // profiling by hand. Without --output the table is printed only. --web measures only the web
 // view's figures, against the daemon already serving SOCKET (a kept database, by hand).
+// --linked measures only the first sync of a linked Kraken account, on a daemon of its own.
 
 signal(SIGPIPE, SIG_IGN)
 
@@ -26,6 +28,16 @@ if let index = arguments.firstIndex(of: "--web"), index + 1 < arguments.count {
     let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
     for figure in try webFigures(socket: arguments[index + 1], savingsWeb: binaries + "/savings-web", runs: 100) {
         print("\(figure.name): \(figure.median) (p99 \(figure.p99)); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
+    }
+    exit(0)
+}
+if arguments.contains("--linked") {
+    // The linked account's row alone, on a fresh daemon (for profiling it by hand).
+    let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+    let work = NSTemporaryDirectory() + "savings-bench-linked-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    for figure in try linkedFigures(work: work, savingsd: binaries + "/savingsd", rows: (smoke ? DatasetSize.smoke : DatasetSize.full).chainTransactions) {
+        print("\(figure.name): \(figure.median); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
     }
     exit(0)
 }
@@ -365,6 +377,8 @@ figures += rulesImport.figures
 notes += rulesImport.notes
 say("on-chain: the first sync of an xpub's \(size.chainTransactions) transactions, then a re-sync with nothing new")
 figures += try onchainFigures(work: work, savingsd: savingsd, transactions: size.chainTransactions)
+say("linked account: the first sync of a Kraken ledger of \(size.chainTransactions) entries")
+figures += try linkedFigures(work: work, savingsd: savingsd, rows: size.chainTransactions)
 
 say("savingsctl start-up against socat sending the same request")
 figures += try clientStartFigures(savingsctl: binaries + "/savingsctl", socket: daemon.socket, runs: smoke ? 20 : 300, work: work)

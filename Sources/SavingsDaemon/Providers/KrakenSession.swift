@@ -67,25 +67,49 @@ struct KrakenSession: LinkedSession {
     /// entries arriving meanwhile do not shift the offsets; `start` (exclusive) bounds an
     /// incremental read. A deposit or withdrawal Kraken lists before crediting it has no
     /// balance yet and is listed again, with one, when credited: only that one is kept.
+    ///
+    /// One request is in flight at a time (Kraken wants nonces in order), but the next page is
+    /// asked for as soon as one arrives, while the rows read so far are stored; rows are stored
+    /// a thousand at a time, each batch with where a stopped read goes on.
     func history(since: Date?, resume: String?, store: @escaping @Sendable ([LinkedRow], _ cursor: String?) async throws -> Void) async throws -> Set<String>? {
         var cursor = resume.flatMap(Cursor.init) ?? Cursor(start: since.map { String(Int64($0.timeIntervalSince1970)) }, end: nil, offset: 0)
         var listed = Set<String>()
+        var batch: [LinkedRow] = []
+        var page = try await ledgerPage(cursor)
+        if cursor.end == nil { cursor.end = page.entries.first?.id }
         while true {
-            var parameters = [("asset", code)]
-            if let start = cursor.start { parameters.append(("start", start)) }
-            if let end = cursor.end { parameters.append(("end", end)) }
-            parameters.append(("ofs", String(cursor.offset)))
-            let page = try KrakenAnswers.ledgers(try await call("Ledgers", parameters, cost: 2))
-            if cursor.end == nil { cursor.end = page.entries.first?.id }
             cursor.offset += page.entries.count
-            let rows = page.entries.filter { $0.asset == code }.compactMap(Self.row)
-            listed.formUnion(page.entries.map(\.id))
             let done = page.entries.isEmpty || cursor.offset >= page.count
-            try await store(rows, done ? nil : cursor.text)
-            if done { break }
+            // The next page is on its way while this one is taken in.
+            let next: Task<(entries: [KrakenAnswers.Entry], count: Int), any Error>? = done ? nil : Task { [cursor] in try await ledgerPage(cursor) }
+            listed.formUnion(page.entries.map(\.id))
+            batch += page.entries.filter { $0.asset == code }.compactMap(Self.row)
+            if done || batch.count >= Self.batch {
+                do {
+                    try await store(batch, done ? nil : cursor.text)
+                } catch {
+                    next?.cancel()
+                    throw error
+                }
+                batch = []
+            }
+            guard let next else { break }
+            page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
             guard listed.count <= 10_000_000 else { throw ProviderFailure("Kraken's ledger goes on beyond ten million entries") }
         }
         return resume == nil ? listed : nil
+    }
+
+    /// Rows stored in one database transaction.
+    static let batch = 1000
+
+    private func ledgerPage(_ cursor: Cursor) async throws -> (entries: [KrakenAnswers.Entry], count: Int) {
+        var parameters = [("asset", code)]
+        if let start = cursor.start { parameters.append(("start", start)) }
+        if let end = cursor.end { parameters.append(("end", end)) }
+        parameters.append(("ofs", String(cursor.offset)))
+        let answer = try await call("Ledgers", parameters, cost: 2)
+        return try await OffPool.run { try KrakenAnswers.ledgers(answer) }
     }
 
     /// An entry as stored, or nil for a listing that is not yet credited.

@@ -1,0 +1,127 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import SavingsRPC
+
+/// A linked Kraken account (issue 50): the first sync of a ledger of `rows` entries from a
+/// loopback Kraken (its documented `Ledgers` shape: 50 entries a page, newest first, `ofs` to
+/// page, `count`), against `tx.import` of the same rows as CSV on the same daemon.
+func linkedFigures(work: String, savingsd: String, rows: Int) throws -> [Figure] {
+    let directory = work + "/linked"
+    try? FileManager.default.removeItem(atPath: directory)
+    let credentials = directory + "/credentials"
+    try FileManager.default.createDirectory(atPath: directory + "/config/savingsd", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let stub = try KrakenLedgerServer(rows: rows)
+    defer { stub.close() }
+    // The key and secret are the bench's own; the loopback Kraken does not check them.
+    try "bench-key\n\(Data(repeating: 7, count: 64).base64EncodedString())\n".write(toFile: credentials + "/kraken", atomically: true, encoding: .utf8)
+    chmod(credentials + "/kraken", 0o600)
+    try "[linked]\ncredentials = \"\(credentials)\"\ninterval = 86400\n[linked.kraken]\nurl = \"http://127.0.0.1:\(stub.port)\"\ntier = \"none\"\n"
+        .write(toFile: directory + "/config/savingsd/savingsd.toml", atomically: true, encoding: .utf8)
+    let daemon = try DaemonUnderTest(executable: savingsd, directory: directory, database: directory + "/savings.db")
+    defer { daemon.stop() }
+    let client = try daemon.client()
+
+    let csv = directory + "/same.csv"
+    try ("date,amount,note,external_id\n" + stub.rows.map { "\($0.date),\($0.amount),Kraken deposit,\($0.id)" }.joined(separator: "\n") + "\n")
+        .write(toFile: csv, atomically: true, encoding: .utf8)
+    var imports = Samples(), syncs = Samples()
+    for round in 1...3 {
+        for name in ["Imported \(round)", "Linked \(round)"] {
+            _ = try client.call("asset.create", ["name": .string(name), "currency": "BTC", "kind": "crypto"])
+        }
+        var start = monotonicSeconds()
+        let imported = try client.call("tx.import", ["asset": .string("Imported \(round)"), "path": .string(csv)], timeoutMilliseconds: 600_000)
+        imports.add(monotonicSeconds() - start)
+        guard imported["imported"]?.intValue == rows else { throw BenchError("tx.import: \(JSONSerializer.serialize(imported))") }
+        // The link starts the first sync; asset.sync waits for it (or runs it).
+        start = monotonicSeconds()
+        _ = try client.call("asset.link", ["asset": .string("Linked \(round)"), "service": "kraken", "credential": "kraken"])
+        _ = try client.call("asset.sync", ["asset": .string("Linked \(round)")], timeoutMilliseconds: 600_000)
+        syncs.add(monotonicSeconds() - start)
+        let linked = try client.call("asset.get", ["asset": .string("Linked \(round)")])
+        guard linked["link"]?["reconciled"] == true else { throw BenchError("the first sync did not reconcile: \(JSONSerializer.serialize(linked))") }
+        _ = try client.call("asset.unlink", ["asset": .string("Linked \(round)")])
+    }
+    let syncRate = Double(rows) / syncs.median, importRate = Double(rows) / imports.median
+    return [
+        Figure(name: "first sync of a \(rows)-entry Kraken ledger from a loopback Kraken (pages of 50; median of 3)",
+               median: rate(syncRate) + String(format: " (%.2f s)", syncs.median), p99: "—",
+               baseline: "`tx.import` of the same rows as CSV on the same daemon (median of 3): " + rate(importRate),
+               ratio: ratio(syncRate / importRate), target: "≥ 0.5×", met: syncRate / importRate >= 0.5),
+    ]
+}
+
+/// A loopback Kraken serving one bitcoin ledger of deposits, its pages built once.
+final class KrakenLedgerServer: Sendable {
+    static let pageSize = 50
+    let rows: [(id: String, amount: String, date: String)]
+    private let channel: any Channel
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    init(rows count: Int) throws {
+        let now = Int(Date().timeIntervalSince1970)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var rows: [(id: String, amount: String, date: String)] = []
+        var entries: [String] = []
+        for index in 0..<count {
+            // Newest first, as Kraken lists them.
+            let id = String(format: "L%05X-BENCH-%06X", index, index), time = now - 60 * (index + 1)
+            let amount = String(format: "0.%08d", 10_000 + index)
+            rows.append((id, amount, formatter.string(from: Date(timeIntervalSince1970: TimeInterval(time)))))
+            entries.append(#""\#(id)":{"refid":"R\#(index)","time":\#(time).5,"type":"deposit","subtype":"","aclass":"currency","asset":"XXBT","amount":"\#(amount)","fee":"0.00000000","balance":"1"}"#)
+        }
+        self.rows = rows
+        let total = Decimal(count * 10_000 + count * (count - 1) / 2) / 100_000_000
+        var pages: [String: ByteBuffer] = [:]
+        for offset in stride(from: 0, through: count, by: Self.pageSize) {
+            let page = entries[offset..<min(count, offset + Self.pageSize)]
+            pages["Ledgers-\(offset)"] = ByteBuffer(string: #"{"error":[],"result":{"ledger":{\#(page.joined(separator: ","))},"count":\#(count)}}"#)
+        }
+        pages["Balance"] = ByteBuffer(string: #"{"error":[],"result":{"XXBT":"\#(total)"}}"#)
+        pages["GetApiKeyInfo"] = ByteBuffer(string: #"{"error":[],"result":{"apiKeyName":"bench","permissions":["query-funds","query-ledger-entries"]}}"#)
+        let answers = pages
+        channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(pages: answers))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+    }
+
+    func close() { try? channel.close().wait() }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let pages: [String: ByteBuffer]
+        private var uri = ""
+        private var body = ByteBuffer()
+
+        init(pages: [String: ByteBuffer]) { self.pages = pages }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                uri = head.uri
+                body.clear()
+            case .body(var part): body.writeBuffer(&part)
+            case .end:
+                let endpoint = String(uri.split(separator: "/").last ?? "")
+                let form = String(buffer: body)
+                let offset = form.split(separator: "&").first { $0.hasPrefix("ofs=") }.map { String($0.dropFirst(4)) } ?? "0"
+                let answer = pages[endpoint == "Ledgers" ? "Ledgers-\(offset)" : endpoint] ?? ByteBuffer(string: #"{"error":["EGeneral:Unknown method"]}"#)
+                var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(answer.readableBytes))])
+                headers.add(name: "Connection", value: "keep-alive")
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(answer))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}
