@@ -12,6 +12,9 @@ final class HTTPStub: Sendable {
         var query: [String: String]
         var headers: [String: String]
         var at: Date
+        /// The query as it came, still encoded and in order (what a signature covers).
+        var rawQuery = ""
+        var method = "GET"
     }
 
     struct Response: Sendable {
@@ -68,7 +71,8 @@ final class HTTPStub: Sendable {
                 for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
                 var headers: [String: String] = [:]
                 for (name, value) in requestHead.headers { headers[name.lowercased()] = value }
-                let request = Request(path: components?.path ?? requestHead.uri, query: query, headers: headers, at: Date())
+                let request = Request(path: components?.path ?? requestHead.uri, query: query, headers: headers, at: Date(),
+                                      rawQuery: components?.percentEncodedQuery ?? "", method: requestHead.method.rawValue)
                 let responder = state.withLockedValue { state in
                     state.requests.append(request)
                     return state.responder
