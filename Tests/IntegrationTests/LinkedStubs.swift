@@ -38,6 +38,8 @@ final class BinanceStub: Sendable {
         /// Permission flags besides `enableReading` (all false unless set).
         var permissions: [String: Bool] = [:]
         var weights: [String: (used: Int, minute: Int64)] = [:]
+        /// Each path's weight (the docs'; lower one to walk many windows without waiting).
+        var costs = ["/api/v3/account": 20, "/sapi/v1/capital/withdraw/history": 18_000]
         var fail: StubRule?
     }
 
@@ -68,11 +70,12 @@ final class BinanceStub: Sendable {
         guard let timestamp = Int64(request.query["timestamp"] ?? ""), timestamp < now + 1_000, now - timestamp <= window else {
             return error(400, -1021, "Timestamp for this request is outside of the recvWindow.")
         }
-        let (header, cost): (String, Int) = switch request.path {
-        case "/api/v3/account": ("X-MBX-USED-WEIGHT-1M", 20)
-        case "/sapi/v1/capital/withdraw/history": ("X-SAPI-USED-UID-WEIGHT-1M", 18_000)
-        default: ("X-SAPI-USED-IP-WEIGHT-1M", 1)
+        let header = switch request.path {
+        case "/api/v3/account": "X-MBX-USED-WEIGHT-1M"
+        case "/sapi/v1/capital/withdraw/history": "X-SAPI-USED-UID-WEIGHT-1M"
+        default: "X-SAPI-USED-IP-WEIGHT-1M"
         }
+        let cost = state.costs[request.path] ?? 1
         let minute = now / 60_000
         let used = (state.weights[header].map { $0.minute == minute ? $0.used : 0 } ?? 0) + cost
         state.weights[header] = (used, minute)

@@ -93,13 +93,19 @@ struct CoinbaseSession: LinkedSession {
         return account
     }
 
+    /// The linked account's id without asking for it where it is known (found, or given).
+    private func accountID() async throws -> String {
+        if let id = await found.id { return id }
+        return Self.looksLikeID(accountName) ? accountName.lowercased() : try await resolved().id
+    }
+
     /// A UUID (Coinbase's account ids).
     static func looksLikeID(_ name: String) -> Bool { name.utf8.count == 36 && UUID(uuidString: name) != nil }
 
     /// Pages of 100, newest first, by `next_uri`; a read from `since` stops at the first page
     /// that reaches rows older than it.
     func history(since: Date?, resume: String?, store: @escaping @Sendable ([LinkedRow], _ cursor: String?) async throws -> Void) async throws -> Set<String>? {
-        let id = try await resolved().id
+        let id = try await accountID()
         let prefix = "/v2/accounts/\(id)/transactions"
         var next: String? = prefix + "?limit=100"
         if let resume {
