@@ -61,6 +61,8 @@ import Testing
         let deposits = (0...8).map { #"{"id":"\#($0)","amount":"1","coin":"BTC","status":\#($0),"insertTime":1661493146000}"# }
         let rows = BinanceAnswers.rows(try BinanceAnswers.deposits(try Self.parse("[" + deposits.joined(separator: ",") + "]")), coin: "BTC")
         #expect(rows.map(\.id) == ["deposit:1", "deposit:6"])
+        let old = try BinanceAnswers.deposits(try Self.parse(#"[{"txId":"Internal transfer 51376627901","amount":"1","coin":"BTC","status":1,"insertTime":1661493146000}]"#))
+        #expect(old.map(\.id) == ["deposit:tx:Internal_transfer_51376627901"], "without an id, the txId stands for it")
         let withdrawals = (0...6).map { #"{"id":"w\#($0)","amount":"1","transactionFee":"0.1","coin":"BTC","status":\#($0),"applyTime":"2024-01-02 03:04:05"}"# }
         let out = BinanceAnswers.rows(try BinanceAnswers.withdrawals(try Self.parse("[" + withdrawals.joined(separator: ",") + "]")), coin: "BTC")
         #expect(out.map(\.id) == ["withdrawal:w6"] && out.first?.amount == Decimal(string: "-1.1"))

@@ -97,7 +97,9 @@ public enum BinanceAnswers {
     /// amount positive. Its id is Binance's `id`, or, for an old deposit without one, its `txId`.
     static func deposits(_ answer: JSONValue) throws -> [Movement] {
         try list(answer, what: "deposit history").map { item in
-            let txID = item["txId"]?.stringValue.flatMap { ServiceText.isID($0) ? $0 : nil }
+            // An internal transfer's txId has spaces ("Internal transfer 51376627901"): they become `_`.
+            let txID = ServiceText.token(item["txId"].flatMap { $0.stringValue.map { .string($0.replacingOccurrences(of: " ", with: "_")) } },
+                                         limit: 120)
             guard let id = ServiceText.id(item["id"]) ?? txID.map({ "tx:" + $0 }) else { throw ProviderFailure("a Binance deposit has no id") }
             guard let coin = code(item["coin"]), let amount = ServiceText.decimal(item["amount"]), amount >= 0,
                   let status = item["status"]?.intValue, let date = ServiceText.milliseconds(item["insertTime"]) else {
