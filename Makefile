@@ -80,7 +80,7 @@ bench-smoke: deps
 ## make fuzz FUZZ_TARGETS=csv. (Leak reports at exit are the Swift runtime's metadata, hence
 ## detect_leaks=0.)
 FUZZ_SECONDS ?= 120
-FUZZ_TARGETS ?= requests rules pattern csv export blockbook esplora web multipart kraken
+FUZZ_TARGETS ?= requests rules pattern csv export blockbook esplora web multipart kraken binance coinbase simplefin
 fuzz: deps
 	@set -e; bin=$$(Fuzz/build.sh); failed=""; \
 	for target in $(FUZZ_TARGETS); do \

@@ -142,7 +142,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                // The services' stubs check signatures with the documented algorithms.
+                // The linked services' stubs check signatures with the documented algorithms.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

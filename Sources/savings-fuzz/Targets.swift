@@ -19,6 +19,7 @@ enum FuzzTargets {
     static let all: [FuzzTarget] = [
         RequestsTarget.target, RulesTarget.target, PatternTarget.target, CSVTarget.target, ExportTarget.target,
         ExplorerTargets.blockbook, ExplorerTargets.esplora, WebTarget.target, MultipartTarget.target, KrakenTarget.target,
+        BinanceTarget.target, CoinbaseTarget.target, SimpleFINTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

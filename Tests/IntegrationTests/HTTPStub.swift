@@ -12,6 +12,8 @@ final class HTTPStub: Sendable {
         var query: [String: String]
         var headers: [String: String]
         var at: Date
+        /// The query as it came, still encoded and in order (what a signature covers).
+        var rawQuery = ""
         var method = "GET"
         /// The request's body as text (a signed form, a JSON document).
         var body = ""
@@ -75,7 +77,8 @@ final class HTTPStub: Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in requestHead.headers { headers[name.lowercased()] = value }
                 let request = Request(path: components?.path ?? requestHead.uri, query: query, headers: headers, at: Date(),
-                                      method: requestHead.method.rawValue, body: String(buffer: body))
+                                      rawQuery: components?.percentEncodedQuery ?? "", method: requestHead.method.rawValue,
+                                      body: String(buffer: body))
                 let responder = state.withLockedValue { state in
                     state.requests.append(request)
                     return state.responder

@@ -111,9 +111,19 @@ import Glibc
 
         // The secret is nowhere a person or another program could read it.
         let secret = stub.secret
-        let export = JSONSerializer.serialize(try daemon.call("data.export"))
-        #expect(export.contains("kraken-main") || !export.contains("asset_link"), "links travel by credential name")
+        let document = try daemon.call("data.export")
+        #expect(document["links"]?.arrayValue?.first?["credential"] == "kraken-main", "links travel by credential name")
+        let export = JSONSerializer.serialize(document)
         #expect(!export.contains(secret))
+        // Restored elsewhere, the link and its rows come back, still naming the credential.
+        let path = daemon.directory + "/export.json"
+        _ = try daemon.call("data.export", ["path": .string(path)])
+        let restored = try Self.daemon(credentials: [:], linked: Self.config(stub))
+        _ = try restored.call("data.import", ["path": .string(path)])
+        let copy = try restored.call("asset.get", ["asset": "Kraken BTC"])
+        #expect(copy["link"]?["service"] == "kraken" && copy["link"]?["credential"] == "kraken-main", "\(copy)")
+        #expect(copy["balance"] == (try daemon.call("asset.get", ["asset": "Kraken BTC"])["balance"]))
+        #expect((try restored.call("tx.list", ["asset": "Kraken BTC", "limit": 500])["transactions"]?.arrayValue ?? []).allSatisfy { $0["source"] == "kraken" })
         #expect(!daemon.log.contains(secret) && !daemon.log.contains(String(secret.prefix(20))))
         #expect(!JSONSerializer.serialize(try daemon.call("rpc.discover")).contains(secret))
         #expect(!JSONSerializer.serialize(try daemon.call("asset.list")).contains(secret))

@@ -84,6 +84,14 @@ import Testing
             #expect(!error.description.contains("pass456"))
         }
         #expect(throws: ServiceSigning.Failure.self) { try SimpleFINAccess.split(accessURL: "https://bridge.simplefin.org/simplefin") }
+        // Plain http to this machine's loopback (a test server) is taken; to anywhere else it is not.
+        let local = try SimpleFINAccess.split(accessURL: "http://user123:pass456@127.0.0.1:8080/simplefin")
+        #expect(local.base.absoluteString == "http://127.0.0.1:8080/simplefin" && local.authorization == "Basic dXNlcjEyMzpwYXNzNDU2")
+        let localToken = Data("http://localhost:8080/simplefin/claim/demo".utf8).base64EncodedString()
+        #expect(try SimpleFINAccess.claimURL(setupToken: localToken).host == "localhost")
+        for url in ["http://u:p@127.0.0.1.example.com/simplefin", "http://u:p@127.0.0.evil/simplefin", "http://u:p@10.0.0.1/simplefin", "ftp://u:p@127.0.0.1/simplefin"] {
+            #expect(throws: ServiceSigning.Failure.self, "\(url)") { try SimpleFINAccess.split(accessURL: url) }
+        }
     }
 }
 

@@ -98,13 +98,15 @@ public enum ServiceSigning {
 
 /// SimpleFIN's setup token and access URL (the protocol: https://www.simplefin.org/protocol.html,
 /// simplefin/simplefin.github.com `protocol.md`): the token is the base64 of a claim URL; the
-/// access URL a claim returns holds the credentials, and is the secret.
+/// access URL a claim returns holds the credentials, and is the secret. The protocol's checklist
+/// asks for https only; plain http is taken for a server on this machine's loopback alone (a
+/// test server), where nothing leaves the machine.
 public enum SimpleFINAccess {
     /// The claim URL a setup token holds: https only, at most 2 KiB.
     public static func claimURL(setupToken: String) throws(ServiceSigning.Failure) -> URL {
         let token = setupToken.trimmingCharacters(in: .whitespacesAndNewlines)
         guard token.utf8.count <= 2_048, let data = Data(base64Encoded: token), let text = String(data: data, encoding: .utf8),
-              let url = URL(string: text), url.scheme?.lowercased() == "https", url.host != nil else {
+              let url = URL(string: text), secure(scheme: url.scheme, host: url.host) else {
             throw .badSecret("a SimpleFIN setup token is the base64 text SimpleFIN Bridge gives once, for an https claim address")
         }
         return url
@@ -115,8 +117,8 @@ public enum SimpleFINAccess {
     /// reliably, so the header is made here).
     public static func split(accessURL: String) throws(ServiceSigning.Failure) -> (base: URL, authorization: String) {
         let text = accessURL.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.utf8.count <= 2_048, var parts = URLComponents(string: text), parts.scheme?.lowercased() == "https",
-              parts.host != nil, let user = parts.percentEncodedUser, let password = parts.percentEncodedPassword else {
+        guard text.utf8.count <= 2_048, var parts = URLComponents(string: text), secure(scheme: parts.scheme, host: parts.host),
+              let user = parts.percentEncodedUser, let password = parts.percentEncodedPassword else {
             throw .badSecret("a SimpleFIN access URL is https://USER:PASSWORD@HOST/PATH, as a claim returns it")
         }
         let credentials = (user.removingPercentEncoding ?? user) + ":" + (password.removingPercentEncoding ?? password)
@@ -124,5 +126,18 @@ public enum SimpleFINAccess {
         parts.password = nil
         guard let base = parts.url else { throw .badSecret("a SimpleFIN access URL is https://USER:PASSWORD@HOST/PATH") }
         return (base, "Basic " + Data(credentials.utf8).base64EncodedString())
+    }
+
+    /// https to any host; http only to the loopback (127.0.0.0/8, ::1, localhost).
+    static func secure(scheme: String?, host: String?) -> Bool {
+        guard let host, !host.isEmpty else { return false }
+        switch scheme?.lowercased() {
+        case "https": return true
+        case "http":
+            let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+            return host == "localhost" || host == "::1" || host == "[::1]"
+                || octets.count == 4 && octets[0] == "127" && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
+        default: return false
+        }
     }
 }

@@ -70,7 +70,8 @@ struct KrakenSession: LinkedSession {
     ///
     /// One request is in flight at a time (Kraken wants nonces in order), but the next page is
     /// asked for as soon as one arrives, while the rows read so far are stored; rows are stored
-    /// a thousand at a time, each batch with where a stopped read goes on.
+    /// a thousand at a time, each batch with where a stopped read goes on (and what was read
+    /// when a page fails).
     func history(since: Date?, resume: String?, store: @escaping @Sendable ([LinkedRow], _ cursor: String?) async throws -> Void) async throws -> Set<String>? {
         var cursor = resume.flatMap(Cursor.init) ?? Cursor(start: since.map { String(Int64($0.timeIntervalSince1970)) }, end: nil, offset: 0)
         var listed = Set<String>()
@@ -94,7 +95,13 @@ struct KrakenSession: LinkedSession {
                 batch = []
             }
             guard let next else { break }
-            page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
+            do {
+                page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
+            } catch {
+                // What was read before the failure is kept, and the next sync goes on after it.
+                if !batch.isEmpty, !Task.isCancelled { try? await store(batch, cursor.text) }
+                throw error
+            }
             guard listed.count <= 10_000_000 else { throw ProviderFailure("Kraken's ledger goes on beyond ten million entries") }
         }
         return resume == nil ? listed : nil

@@ -22,6 +22,8 @@ actor LinkSyncer {
     /// Kraken's call counter is kept per API key: one pace per credential.
     private var paces: [String: CallPace] = [:]
     private let nonces = NonceSource()
+    /// Binance's request weight is counted per address and per account: one for the daemon.
+    private let binanceWeights = BinanceWeights()
     private var wake: EventLoopPromise<Void>?
     private var requested = Set<UUID>()
     private var stopped = false
@@ -112,8 +114,22 @@ actor LinkSyncer {
             }
             paces[link.credential] = pace
             return KrakenSession(base: settings.url, code: link.account, key: key, secret: privateKey, http: http, nonces: nonces, pace: pace)
-        case .binance, .coinbase, .simplefin:
-            throw ProviderFailure("\(link.service.title) links are not synced by this build yet")
+        case .binance:
+            let (key, privateKey) = try LinkedCredential.keyAndSecret(secret, service: .binance)
+            return BinanceSession(base: settings.url, coin: link.account.uppercased(), key: key, secret: privateKey, http: http, weights: binanceWeights)
+        case .coinbase:
+            let (name, pem) = try CoinbaseAnswers.credential(secret.reveal(), name: secret.name)
+            return CoinbaseSession(base: settings.url, accountName: link.account, keyName: name, privateKey: pem, http: http)
+        case .simplefin:
+            let access: (base: URL, authorization: String)
+            do throws(ServiceSigning.Failure) {
+                access = try SimpleFINAccess.split(accessURL: secret.reveal())
+            } catch {
+                throw ProviderFailure("the credential '\(secret.name)' is not a SimpleFIN access URL: \(error.description)")
+            }
+            var base = access.base.absoluteString
+            while base.hasSuffix("/") { base.removeLast() }
+            return SimpleFINSession(base: base, authorization: access.authorization, accountID: link.account, http: http)
         }
     }
 
