@@ -23,10 +23,17 @@ import Testing
         let nonces = NonceSource()
         var last: UInt64 = 0
         for _ in 0..<1000 {
-            let next = await nonces.next()
+            let next = nonces.next()
             #expect(next > last)
             last = next
         }
+    }
+
+    /// A form body as application/x-www-form-urlencoded writes it (RFC 3986's unreserved kept).
+    @Test func aFormValueIsEscapedByteByByte() {
+        #expect(KrakenAnswers.formEscape("XXBT") == "XXBT")
+        #expect(KrakenAnswers.formEscape("a b&c=d/é~-._") == "a%20b%26c%3Dd%2F%C3%A9~-._")
+        #expect(KrakenAnswers.formEscape("L4UESK-KG3EQ-UFO4T5") == "L4UESK-KG3EQ-UFO4T5")
     }
 
     @Test func aKrakenCursorSurvivesItsTextAndAStrangeOneIsIgnored() {

@@ -19,8 +19,18 @@ public enum KrakenAnswers {
         return (form, [("API-Key", key), ("API-Sign", signature), ("Content-Type", "application/x-www-form-urlencoded")])
     }
 
-    private static func formEscape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    /// application/x-www-form-urlencoded: unreserved ASCII as it is, every other byte as %XX.
+    static func formEscape(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: escaped.append(byte)
+            default: escaped += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     /// Why Kraken refused, by its error strings (`error` is a list of `<E|W>Category:message`).

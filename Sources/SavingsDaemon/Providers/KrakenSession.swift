@@ -20,23 +20,37 @@ struct KrakenSession: LinkedSession {
 
     /// Ledger and trade history calls count 2 against the counter, the others 1.
     private func call(_ endpoint: String, _ parameters: [(String, String)] = [], cost: Double = 1) async throws -> JSONValue {
+        let body = try await fetch(endpoint, parameters, cost: cost)
+        return try await OffPool.run { try KrakenAnswers.json(body, what: endpoint) }
+    }
+
+    /// One call, paced, its answer's body as it came.
+    private func fetch(_ endpoint: String, _ parameters: [(String, String)], cost: Double) async throws -> [UInt8] {
         try await pace?.take(cost)
+        let request = try signed(endpoint, parameters)
+        return try Self.body(try await http.send(request.method, request.url, headers: request.headers, body: request.body), endpoint)
+    }
+
+    /// A call signed now, with the newest nonce.
+    private func signed(_ endpoint: String, _ parameters: [(String, String)]) throws -> (url: String, method: HTTPMethod, headers: [(String, String)], body: [UInt8]) {
         let path = "/0/private/" + endpoint
-        let nonce = await nonces.next()
         let request: (body: String, headers: [(String, String)])
         do {
-            request = try KrakenAnswers.request(path: path, parameters: parameters, nonce: nonce, key: key, secret: secret)
+            request = try KrakenAnswers.request(path: path, parameters: parameters, nonce: nonces.next(), key: key, secret: secret)
         } catch {
             throw ProviderFailure("the credential's Kraken secret is not base64 (copy the private key as Kraken shows it)")
         }
-        let answer = try await http.send(.POST, base + path, headers: request.headers, body: Array(request.body.utf8))
+        return (base + path, .POST, request.headers, Array(request.body.utf8))
+    }
+
+    /// An answer's body, or what its HTTP status means.
+    private static func body(_ answer: ServiceAnswer, _ endpoint: String) throws -> [UInt8] {
         switch answer.status {
-        case 200: break
+        case 200: return answer.body
+        case 429, 418: throw ProviderFailure("Kraken asked to wait (HTTP \(answer.status))", retryAfter: ProviderHTTP.retryAfter(answer.header("Retry-After"), now: Date()) ?? 60)
         case 500...599: throw ProviderFailure("Kraken answered HTTP \(answer.status)", retryAfter: 60)
         default: throw ProviderFailure("Kraken answered HTTP \(answer.status) to \(endpoint)")
         }
-        let body = answer.body
-        return try await OffPool.run { try KrakenAnswers.json(body, what: endpoint) }
     }
 
     func powers() async throws -> [String]? {
@@ -68,55 +82,95 @@ struct KrakenSession: LinkedSession {
     /// incremental read. A deposit or withdrawal Kraken lists before crediting it has no
     /// balance yet and is listed again, with one, when credited: only that one is kept.
     ///
-    /// One request is in flight at a time (Kraken wants nonces in order), but the next page is
-    /// asked for as soon as one arrives, while the rows read so far are stored; rows are stored
-    /// a thousand at a time, each batch with where a stopped read goes on (and what was read
-    /// when a page fails).
+    /// Kraken wants a key's nonces in order, so one request is in flight at a time. Once the
+    /// first page has told the count, unpaced calls go back to back (`RequestChain`): each next
+    /// page is asked for as soon as an answer arrives, while answers are read and rows stored.
+    /// Rows are stored a thousand at a time, one batch after another, each with where a
+    /// stopped read goes on; a failure keeps what was read before it.
     func history(since: Date?, resume: String?, store: @escaping @Sendable ([LinkedRow], _ cursor: String?) async throws -> Void) async throws -> Set<String>? {
         var cursor = resume.flatMap(Cursor.init) ?? Cursor(start: since.map { String(Int64($0.timeIntervalSince1970)) }, end: nil, offset: 0)
         var listed = Set<String>()
         var batch: [LinkedRow] = []
-        var page = try await ledgerPage(cursor)
-        if cursor.end == nil { cursor.end = page.entries.first?.id }
-        while true {
-            cursor.offset += page.entries.count
-            let done = page.entries.isEmpty || cursor.offset >= page.count
-            // The next page is on its way while this one is taken in.
-            let next: Task<(entries: [KrakenAnswers.Entry], count: Int), any Error>? = done ? nil : Task { [cursor] in try await ledgerPage(cursor) }
-            listed.formUnion(page.entries.map(\.id))
-            batch += page.entries.filter { $0.asset == code }.compactMap(Self.row)
-            if done || batch.count >= Self.batch {
-                do {
-                    try await store(batch, done ? nil : cursor.text)
-                } catch {
-                    next?.cancel()
-                    throw error
+        var storing: Task<Void, any Error>?
+        var count = 0
+        let code = self.code
+        /// Hands the batch to the store once the one before it is stored (one at a time, so
+        /// memory stays bounded; a failed store stops the read before anything later is stored).
+        func flush(_ cursor: String?) async throws {
+            try await storing?.value
+            let rows = batch
+            batch = []
+            storing = Task { try await store(rows, cursor) }
+        }
+        /// Takes in pages that came one after another (read in one go off the serving pool);
+        /// true when the last was taken. Pages after a short one are left: their offsets assumed
+        /// a full page before them.
+        func take(_ answers: [[UInt8]]) async throws -> Bool {
+            let pages = try await OffPool.run { () throws -> [(ids: [String], rows: [LinkedRow], count: Int, newest: String?)] in
+                try answers.map { bytes in
+                    let page = try KrakenAnswers.ledgers(try KrakenAnswers.json(bytes, what: "Ledgers"))
+                    return (page.entries.map(\.id), page.entries.filter { $0.asset == code }.compactMap(Self.row), page.count, page.entries.first?.id)
                 }
-                batch = []
             }
-            guard let next else { break }
-            do {
-                page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
-            } catch {
-                // What was read before the failure is kept, and the next sync goes on after it.
-                if !batch.isEmpty, !Task.isCancelled { try? await store(batch, cursor.text) }
-                throw error
+            var done = false
+            for page in pages {
+                if cursor.end == nil { cursor.end = page.newest }
+                count = page.count
+                cursor.offset += page.ids.count
+                listed.formUnion(page.ids)
+                batch += page.rows
+                guard listed.count <= 10_000_000 else { throw ProviderFailure("Kraken's ledger goes on beyond ten million entries") }
+                done = page.ids.isEmpty || cursor.offset >= page.count
+                if done || batch.count >= Self.batch { try await flush(done ? nil : cursor.text) }
+                if done || page.ids.count != Self.pageSize { break }
             }
-            guard listed.count <= 10_000_000 else { throw ProviderFailure("Kraken's ledger goes on beyond ten million entries") }
+            return done
+        }
+        do {
+            var done = try await take([try await fetch("Ledgers", ledgerParameters(cursor), cost: 2)])
+            if !done, pace == nil, let client = http.client {
+                let from = cursor, total = count
+                let chain = RequestChain(client: client, maxBody: Self.maxPageBytes) { index in
+                    let offset = from.offset + index * Self.pageSize
+                    guard offset < total else { return nil }
+                    return try signed("Ledgers", ledgerParameters(Cursor(start: from.start, end: from.end, offset: offset)))
+                }
+                defer { chain.cancel() }
+                var expected = from.offset
+                while !done {
+                    let answers = try await chain.next()
+                    guard !answers.isEmpty else { break }
+                    done = try await take(try answers.map { try Self.body($0, "Ledgers") })
+                    expected += answers.count * Self.pageSize
+                    // A short page before the end: the pages asked for ahead no longer fit.
+                    if !done, cursor.offset != expected { break }
+                }
+            }
+            while !done { done = try await take([try await fetch("Ledgers", ledgerParameters(cursor), cost: 2)]) }
+            try await storing?.value
+        } catch {
+            // What was read before the failure is kept, and the next sync goes on after it.
+            if !Task.isCancelled {
+                if !batch.isEmpty { try? await flush(cursor.text) }
+                try? await storing?.value
+            }
+            throw error
         }
         return resume == nil ? listed : nil
     }
 
-    /// Rows stored in one database transaction.
+    /// Kraken's page, the largest answer a page may be (50 entries are ~12 KiB; 16 may wait
+    /// unread), and the rows stored in one database transaction.
+    static let pageSize = 50
+    static let maxPageBytes = 1 << 20
     static let batch = 1000
 
-    private func ledgerPage(_ cursor: Cursor) async throws -> (entries: [KrakenAnswers.Entry], count: Int) {
+    private func ledgerParameters(_ cursor: Cursor) -> [(String, String)] {
         var parameters = [("asset", code)]
         if let start = cursor.start { parameters.append(("start", start)) }
         if let end = cursor.end { parameters.append(("end", end)) }
         parameters.append(("ofs", String(cursor.offset)))
-        let answer = try await call("Ledgers", parameters, cost: 2)
-        return try await OffPool.run { try KrakenAnswers.ledgers(answer) }
+        return parameters
     }
 
     /// An entry as stored, or nil for a listing that is not yet credited.

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import SavingsCore
+import Synchronization
 
 /// One linked account at its service, for one sync (issue 50): what the key may do, the
 /// account's balance and currency, and its history page by page. Every answer is hostile
@@ -79,12 +80,14 @@ extension ProviderHTTP {
 
 /// Nonces that always increase (Kraken refuses a nonce not above the last it saw for the key):
 /// milliseconds since 1970, or one more than the last when the clock has not moved on.
-actor NonceSource {
-    private var last: UInt64 = 0
+final class NonceSource: Sendable {
+    private let last = Mutex<UInt64>(0)
 
     func next() -> UInt64 {
-        last = max(UInt64(Date().timeIntervalSince1970 * 1000), last + 1)
-        return last
+        last.withLock { last in
+            last = max(UInt64(Date().timeIntervalSince1970 * 1000), last + 1)
+            return last
+        }
     }
 }
 
