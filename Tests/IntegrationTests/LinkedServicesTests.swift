@@ -110,6 +110,20 @@ import Testing
         #expect(synced["reconciled"] == true, "\(synced)\n\(daemon.log.suffix(2_000))")
         #expect(try Self.rows(daemon).map { $0["amount"] } == ["-25.00", "100.00"], "posted rows only")
         #expect(try Self.rows(daemon).first?["note"] == "Uncle Frank's Bait Shop")
+        // A setup token in the credential: claimed once, its access URL kept in its place.
+        let claiming = try Self.daemon("simplefin", url: nil, credential: stub.setupToken())
+        let linked = try Self.sync(claiming, "simplefin", account: "ACT-1", currency: "USD")
+        #expect(linked["reconciled"] == true, "\(linked)\n\(claiming.log.suffix(2_000))")
+        let kept = try String(contentsOfFile: claiming.directory + "/keys/key", encoding: .utf8)
+        #expect(kept == stub.accessURL + "\n", "the access URL replaced the token")
+        #expect(fileMode(claiming.directory + "/keys/key") == 0o600)
+        #expect(!claiming.log.contains(stub.accessURL) && !claiming.log.contains("pass456"))
+        // Claimed again (by someone else): said so, with what to do.
+        let again = try Self.daemon("simplefin", url: nil, credential: stub.setupToken())
+        _ = try again.call("asset.create", ["name": "Linked", "currency": "USD", "kind": "fiat"])
+        _ = try again.call("asset.link", ["asset": "Linked", "service": "simplefin", "account": "ACT-1", "credential": "key"])
+        #expect(try again.failure("asset.sync", ["asset": "Linked"]).message.contains("claimed already"))
+
         stub.update { $0.password = "changed" }
         let refused = try daemon.failure("asset.sync", ["asset": "Linked"])
         #expect(refused.message.contains("claim a new setup token"), "\(refused)")

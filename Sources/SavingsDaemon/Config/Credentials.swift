@@ -91,4 +91,31 @@ public struct CredentialStore: Sendable {
         // A trailing line end (an editor's, `echo`'s) is not part of a key.
         return Secret(name: name, text: text.trimmingCharacters(in: .newlines))
     }
+
+    /// Whether savingsd may write credentials here (systemd's directory is read-only).
+    public var writable: Bool { access(directory, W_OK) == 0 }
+
+    /// Replaces a credential's text (a SimpleFIN setup token by the access URL it was claimed
+    /// for): a new file, 0600, written in full and synced, then renamed over the old one.
+    public func replace(_ name: String, with text: String) throws(Failure) {
+        guard Self.validName(name) else { throw .badName(String(name.prefix(64))) }
+        let partial = directory + "/." + name + ".new"
+        unlink(partial)
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unsafe(name, why: "it cannot be written in the credentials directory") }
+        let bytes = Array((text + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            written += count
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, synced, rename(partial, directory + "/" + name) == 0 else {
+            unlink(partial)
+            throw .unsafe(name, why: "it could not be written in full")
+        }
+    }
 }

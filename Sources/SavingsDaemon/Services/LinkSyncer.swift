@@ -121,9 +121,14 @@ actor LinkSyncer {
             let (name, pem) = try CoinbaseAnswers.credential(secret.reveal(), name: secret.name)
             return CoinbaseSession(base: settings.url, accountName: link.account, keyName: name, privateKey: pem, http: http)
         case .simplefin:
+            var accessURL = secret.reveal()
+            if !accessURL.lowercased().hasPrefix("http") {
+                // A setup token: claimed once, its access URL kept in its place (SimpleFIN's protocol).
+                accessURL = try await claim(secret, store: store, http: http)
+            }
             let access: (base: URL, authorization: String)
             do throws(ServiceSigning.Failure) {
-                access = try SimpleFINAccess.split(accessURL: secret.reveal())
+                access = try SimpleFINAccess.split(accessURL: accessURL)
             } catch {
                 throw ProviderFailure("the credential '\(secret.name)' is not a SimpleFIN access URL: \(error.description)")
             }
@@ -131,6 +136,23 @@ actor LinkSyncer {
             while base.hasSuffix("/") { base.removeLast() }
             return SimpleFINSession(base: base, authorization: access.authorization, accountID: link.account, http: http)
         }
+    }
+
+    /// Claims the SimpleFIN setup token a credential holds and writes the access URL it gives
+    /// over it, checking first that it can (a token claimed is spent: its URL must be kept).
+    private func claim(_ token: Secret, store: CredentialStore, http: ProviderHTTP) async throws -> String {
+        guard store.writable, ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] == nil else {
+            throw ProviderFailure("the credential '\(token.name)' holds a SimpleFIN setup token, and savingsd may not write its access URL there: "
+                + "claim it yourself (curl -X POST \"$(base64 -d < FILE)\" > FILE) and keep the answer in the credential")
+        }
+        let accessURL = try await SimpleFINSession.claim(setupToken: token.reveal(), http: http)
+        do throws(CredentialStore.Failure) {
+            try store.replace(token.name, with: accessURL)
+        } catch {
+            throw ProviderFailure("the setup token was claimed, but \(error.description): make a new setup token at SimpleFIN Bridge")
+        }
+        logger.notice("SimpleFIN setup token claimed; its access URL replaced it in the credential", metadata: ["credential": "\(token.name)"])
+        return accessURL
     }
 
     private func perform(_ assetID: UUID) async -> Result<LinkSyncOutcome, SyncFailure> {
