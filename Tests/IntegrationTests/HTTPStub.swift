@@ -48,7 +48,16 @@ final class HTTPStub: Sendable {
             .bind(host: "127.0.0.1", port: 0).wait()
     }
 
-    deinit { try? channel.close().wait() }
+    /// Closed where it is let go. That may be on an event loop: a stub whose test has ended
+    /// while the daemon's request was being answered is let go by that answer, and waiting on
+    /// an event loop is forbidden there (it crashed a run of HostileExplorerTests).
+    deinit {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            channel.close(promise: nil)
+        } else {
+            try? channel.close().wait()
+        }
+    }
 
     func respond(_ responder: @escaping Responder) { state.withLockedValue { $0.responder = responder } }
     var requests: [Request] { state.withLockedValue { $0.requests } }
