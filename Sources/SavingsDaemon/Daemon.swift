@@ -113,8 +113,8 @@ public enum Daemon {
                 .init(service: server, serviceName: "rpc-server"),
                 // Stopped first: a sync in flight ends at once, and an asset.sync waiting for it
                 // is answered before the server stops.
-                .init(service: ChainSyncService(syncer: syncer), serviceName: "chain-sync"),
-                .init(service: LinkSyncService(syncer: linkSyncer), serviceName: "link-sync"),
+                .init(service: SyncService(syncer: syncer), serviceName: "chain-sync"),
+                .init(service: SyncService(syncer: linkSyncer), serviceName: "link-sync"),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))

@@ -13,7 +13,7 @@ extension Wire {
             "last_error": .optional(link.lastError),
             "reported_balance": link.reportedBalance.map { .string(asset.format($0)) } ?? .null,
             "reconciled": link.reconciled.map { .bool($0) } ?? .null,
-            "first_sync_unfinished": .bool(link.cursor != nil),
+            "first_sync_unfinished": .bool(link.lastSyncAt == nil && link.cursor != nil),
         ]
     }
 

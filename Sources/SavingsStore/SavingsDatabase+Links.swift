@@ -23,13 +23,14 @@ extension SavingsDatabase {
             if let currency = service.currency(ofAccount: account), currency != asset.currency.code {
                 throw DomainError.invalidField("account", "\(service.title)'s '\(account)' holds \(currency), but '\(asset.name)' holds \(asset.currency.code)")
             }
-            let previous = try Row.fetchOne(db, sql: "SELECT service, account FROM asset_link WHERE asset_id = ?", arguments: [record.id])
-            let same = previous.map { $0["service"] == service.rawValue && $0["account"] == account } ?? false
+            let previous = try Row.fetchOne(db, sql: "SELECT service, account, credential FROM asset_link WHERE asset_id = ?", arguments: [record.id])
+            let same = previous.map { $0["service"] == service.rawValue && $0["account"] == account && $0["credential"] == credential } ?? false
             try db.execute(sql: """
                 INSERT INTO asset_link (asset_id, service, account, credential, created_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(asset_id) DO UPDATE SET service = excluded.service, account = excluded.account, credential = excluded.credential
                 """, arguments: [record.id, service.rawValue, account, credential, Timestamp.format(now)])
-            // Another account starts from scratch: its first sync reads everything again.
+            // Another account (or key) starts from scratch: its first sync reads everything again,
+            // and a sync of the link before it, still running, can store nothing more.
             if !same {
                 try db.execute(sql: """
                     UPDATE asset_link SET last_sync_at = NULL, last_error = NULL, reported_balance = NULL, reconciled = NULL, cursor = NULL,
@@ -75,16 +76,15 @@ extension SavingsDatabase {
         }
     }
 
-    /// What a sync of a link reads again: from a week before the newest row stored from the
-    /// service (whole seconds, as services take them; everything when none is), and the ids
-    /// stored since then with their dates.
-    public func linkedWindow(assetID: UUID, service: LinkedService) async throws -> (since: Date?, stored: [String: Date]) {
+    /// What a sync of a link reads again (`LinkSyncPlan.since`: everything on its first sync,
+    /// else from well before the newest row stored from the service, or its last sync when
+    /// there is none), and the ids stored since then with their dates.
+    public func linkedWindow(_ link: AccountLink) async throws -> (since: Date?, stored: [String: Date]) {
         try await read { db in
-            let ref = try Self.assetRef(StoreKey.id(assetID), db)
-            let kind = TransactionKind(source: .init(service), contentKeyed: false).code
+            let ref = try Self.assetRef(StoreKey.id(link.assetID), db)
+            let kind = TransactionKind(source: .init(link.service), contentKeyed: false).code
             let newest = try Int64.fetchOne(db, sql: "SELECT MAX(date) FROM asset_transaction WHERE asset = ? AND kind = ?", arguments: [ref, kind])
-            let since = LinkSyncPlan.since(newest: newest.map(Timestamp.date(milliseconds:)))
-                .map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) }
+            let since = LinkSyncPlan.since(newest: newest.map(Timestamp.date(milliseconds:)), lastSync: link.lastSyncAt)
             var stored: [String: Date] = [:]
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT external_id, date FROM asset_transaction WHERE asset = ? AND kind = ? AND date > ? AND external_id IS NOT NULL
@@ -94,15 +94,22 @@ extension SavingsDatabase {
         }
     }
 
+    /// Refuses a sync's write once its link has changed (relinked, unlinked) since it began:
+    /// what it read belongs to the link before.
+    static func checkUnchanged(_ link: AccountLink, _ db: Database) throws {
+        guard let current = try Self.link(assetID: StoreKey.id(link.assetID), db), current.service == link.service,
+              current.account == link.account, current.credential == link.credential, current.createdAt == link.createdAt else {
+            throw DomainError(.invalidState, "the link changed during the sync; what it read was not kept")
+        }
+    }
+
     /// Stores one page of a service's rows in one transaction (already stored ones are left as
     /// they are) and remembers where an unfinished first sync goes on. Returns how many went in.
-    public func storeLinkedRows(assetID: UUID, _ rows: [LinkedRow], cursor: String?, now: Date, timeZone: TimeZone) async throws -> Int {
+    public func storeLinkedRows(_ link: AccountLink, _ rows: [LinkedRow], cursor: String?, now: Date, timeZone: TimeZone) async throws -> Int {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await bulkWrite { db -> BulkWriteOutcome<Int> in
-            guard let asset = try AssetRecord.fetchOne(db, key: StoreKey.id(assetID)) else { throw DomainError.notFound("asset", assetID.uuidString) }
-            guard let link = try Self.link(assetID: asset.id, db) else {
-                throw DomainError(.invalidState, "'\(asset.name)' was unlinked during the sync")
-            }
+            guard let asset = try AssetRecord.fetchOne(db, key: StoreKey.id(link.assetID)) else { throw DomainError.notFound("asset", link.assetID.uuidString) }
+            try Self.checkUnchanged(link, db)
             let stored = rows.filter { $0.amount != 0 }.map {
                 TransactionCSVRow(line: 0, date: Timestamp.truncatedToMilliseconds($0.date), amount: $0.amount, note: $0.note, externalID: $0.id)
             }
@@ -112,14 +119,15 @@ extension SavingsDatabase {
         }
     }
 
-    /// Ends a sync: removes the stored rows the service no longer lists, records its balance,
-    /// and returns the asset's balance afterwards, all in one transaction.
-    public func finishLinkSync(assetID: UUID, removing removed: [String], reported: Decimal,
+    /// Ends a sync: removes the stored rows the service no longer lists, records its balance
+    /// (and what the service said beside it, `notice`, as the last error), and returns the
+    /// asset's balance afterwards, all in one transaction.
+    public func finishLinkSync(_ link: AccountLink, removing removed: [String], reported: Decimal, notice: String?,
                                now: Date) async throws -> (removed: [String], balance: Decimal, reconciled: Bool) {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await write { db in
-            let id = StoreKey.id(assetID)
-            guard let link = try Self.link(assetID: id, db) else { throw DomainError(.invalidState, "the asset was unlinked during the sync") }
+            let id = StoreKey.id(link.assetID)
+            try Self.checkUnchanged(link, db)
             let ref = try Self.assetRef(id, db)
             let kind = TransactionKind(source: .init(link.service), contentKeyed: false).code
             var gone: [String] = []
@@ -131,16 +139,18 @@ extension SavingsDatabase {
             let balance = try Self.balance(assetID: id, at: now, db)
             let reconciled = LinkSyncPlan.reconciled(stored: balance, reported: reported)
             try db.execute(sql: """
-                UPDATE asset_link SET last_sync_at = ?, last_error = NULL, reported_balance = ?, reconciled = ?, cursor = NULL WHERE asset_id = ?
-                """, arguments: [Timestamp.format(now), Amount.plainText(reported), reconciled, id])
+                UPDATE asset_link SET last_sync_at = ?, last_error = ?, reported_balance = ?, reconciled = ?, cursor = NULL WHERE asset_id = ?
+                """, arguments: [Timestamp.format(now), notice, Amount.plainText(reported), reconciled, id])
             return (gone, balance, reconciled)
         }
     }
 
-    /// Records a failed sync (what was stored before the failure stays).
-    public func recordLinkSyncFailure(assetID: UUID, error: String) async throws {
+    /// Records a failed sync (what was stored before the failure stays), unless the link has
+    /// changed since the sync began.
+    public func recordLinkSyncFailure(_ link: AccountLink, error: String) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE asset_link SET last_error = ? WHERE asset_id = ?", arguments: [error, StoreKey.id(assetID)])
+            try Self.checkUnchanged(link, db)
+            try db.execute(sql: "UPDATE asset_link SET last_error = ? WHERE asset_id = ?", arguments: [error, StoreKey.id(link.assetID)])
         }
     }
 

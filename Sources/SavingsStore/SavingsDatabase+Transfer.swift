@@ -145,6 +145,11 @@ extension SavingsDatabase {
         try Self.validate(row, table: table, place: place)
         // Transactions and history rows find their asset and goal as they go in.
         if section != "transactions", section != "allocation_history" { try Self.checkReferences(row, place: place, db) }
+        // An asset watches a chain or is linked to an account, never both: both would add its money twice.
+        if table == "asset_link", case .text(let asset)? = row["asset_id"],
+           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_watch WHERE asset_id = ?)", arguments: [asset]) == true {
+            throw DomainError.invalidField("document", "\(place): asset \(asset) both watches a chain and is linked to an account")
+        }
         let names = row.keys.sorted()
         let values: [(any DatabaseValueConvertible)?] = names.map { name in
             switch row[name]! {

@@ -45,13 +45,7 @@ enum TransactionTable {
                 COALESCE((SELECT MAX(ref) FROM transaction_v13), 0)));
             DROP TABLE asset_transaction;
             ALTER TABLE transaction_v13 RENAME TO asset_transaction;
-            CREATE UNIQUE INDEX asset_transaction_by_ref ON asset_transaction(ref);
-            CREATE UNIQUE INDEX asset_transaction_by_key ON asset_transaction(asset, external_key) WHERE external_key IS NOT NULL;
-            CREATE UNIQUE INDEX asset_transaction_by_uuid ON asset_transaction(uuid) WHERE uuid IS NOT NULL;
-            CREATE TRIGGER asset_balance_after_delete AFTER DELETE ON asset_transaction BEGIN
-                UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
-                 WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
-            END;
+            """ + indexesAndDeleteTrigger + """
             CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset ON asset_transaction BEGIN
                 UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
                  WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
@@ -85,6 +79,18 @@ enum TransactionTable {
 
     static let linkedMigration = "v18-linked-accounts"
 
+    /// The table's indexes and the trigger that keeps balances on a delete (v13's, unchanged since).
+    static let indexesAndDeleteTrigger = """
+        CREATE UNIQUE INDEX asset_transaction_by_ref ON asset_transaction(ref);
+        CREATE UNIQUE INDEX asset_transaction_by_key ON asset_transaction(asset, external_key) WHERE external_key IS NOT NULL;
+        CREATE UNIQUE INDEX asset_transaction_by_uuid ON asset_transaction(uuid) WHERE uuid IS NOT NULL;
+        CREATE TRIGGER asset_balance_after_delete AFTER DELETE ON asset_transaction BEGIN
+            UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
+             WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
+        END;
+
+        """
+
     /// v18: rows of linked accounts (kinds 6-9). SQLite cannot widen a CHECK in place, so the
     /// table is copied once in its own order, with its indexes and the triggers of v15.
     static func migrateLinkedKinds(_ db: Database) throws {
@@ -94,13 +100,7 @@ enum TransactionTable {
               FROM asset_transaction ORDER BY asset, date, ref;
             DROP TABLE asset_transaction;
             ALTER TABLE transaction_v18 RENAME TO asset_transaction;
-            CREATE UNIQUE INDEX asset_transaction_by_ref ON asset_transaction(ref);
-            CREATE UNIQUE INDEX asset_transaction_by_key ON asset_transaction(asset, external_key) WHERE external_key IS NOT NULL;
-            CREATE UNIQUE INDEX asset_transaction_by_uuid ON asset_transaction(uuid) WHERE uuid IS NOT NULL;
-            CREATE TRIGGER asset_balance_after_delete AFTER DELETE ON asset_transaction BEGIN
-                UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
-                 WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
-            END;
+            """ + indexesAndDeleteTrigger + """
             CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset, date ON asset_transaction BEGIN
                 UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
                  WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);

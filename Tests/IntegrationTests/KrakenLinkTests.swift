@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SavingsCore
 import SavingsRPC
 import Testing
@@ -9,6 +10,8 @@ import Glibc
 /// Linked Kraken accounts (issue 50) against a loopback Kraken that checks every signature.
 @Suite(.serialized) struct KrakenLinkTests {
     static let start = 1_767_225_600 // 2026-01-01T00:00:00Z
+    /// Twelve hours between entries: 130 of them span 65 days, longer than a sync reads again.
+    static let spacing = 43_200
 
     /// A daemon whose credentials directory holds `credentials` (name → text, each 0600).
     static func daemon(credentials: [String: String], directory: String? = nil, linked: String) throws -> DaemonProcess {
@@ -36,7 +39,7 @@ import Glibc
         var net: Decimal = 0
         var credited = 0
         for index in 0..<130 {
-            let time = "\(start + index * 7200).\(String(format: "%04d", index * 37 % 10_000))"
+            let time = "\(start + index * spacing).\(String(format: "%04d", index * 37 % 10_000))"
             let id = String(format: "L%05d-KRKN-%06d", index, index * 7 + 1)
             let (type, amount, fee): (String, String, String) = switch index % 5 {
             case 0: ("deposit", "0.\(String(format: "%08d", 1_000_000 + index))", "0.00000000")
@@ -51,7 +54,7 @@ import Glibc
             entries.append(.init(id: id, refid: "R\(index)", time: time, type: type, asset: "XXBT", amount: amount, fee: fee, balance: "\(net)"))
             if index == 40 {
                 // The same deposit listed before it was credited: no balance yet.
-                entries.append(.init(id: "LPEND-KRKN-000040", refid: "R\(index)", time: "\(start + index * 7200 - 600)", type: "deposit",
+                entries.append(.init(id: "LPEND-KRKN-000040", refid: "R\(index)", time: "\(start + index * spacing - 600)", type: "deposit",
                                      asset: "XXBT", amount: amount, fee: fee, balance: ""))
             }
             entries.append(.init(id: String(format: "LEUR%02d-KRKN-%06d", index % 100, index), refid: "E\(index)", time: time, type: "deposit",
@@ -86,7 +89,7 @@ import Glibc
         // A withdrawal's fee goes with it: 0.001 out and 0.00005 paid.
         #expect(rows.contains { $0["external_id"] == "L00004-KRKN-000029" && $0["amount"] == "-0.00105000" })
 
-        // Again: nothing twice, and only the last week is read again.
+        // Again: nothing twice, and only the last 35 days are read again.
         let before = stub.state.withLockedValue(\.offsets.count)
         let again = try #require(try daemon.call("asset.sync", ["asset": "Kraken BTC"])["assets"]?.arrayValue?.first)
         #expect(again["added"] == 0 && again["removed"] == [])
@@ -96,7 +99,7 @@ import Glibc
         let dropped = entries.filter { $0.asset == "XXBT" }.last!
         stub.update { state in
             state.entries.removeAll { $0.id == dropped.id }
-            state.entries.append(.init(id: "LNEW00-KRKN-000001", refid: "RN", time: "\(Self.start + 131 * 7200)", type: "deposit", asset: "XXBT",
+            state.entries.append(.init(id: "LNEW00-KRKN-000001", refid: "RN", time: "\(Self.start + 131 * Self.spacing)", type: "deposit", asset: "XXBT",
                                        amount: "0.5", fee: "0", balance: "1"))
             state.balances["XXBT"] = "\(net - (Decimal(string: dropped.amount)! - abs(Decimal(string: dropped.fee)!)) + Decimal(string: "0.5")!)"
         }
@@ -191,6 +194,35 @@ import Glibc
         #expect(try limited.call("daemon.ping")["pong"] == true)
         #expect(try limited.call("dashboard.get")["linked"]?["failing"] == ["K"])
         #expect(limited.log.components(separatedBy: "link sync failed").count - 1 <= 3, "one line per failed sync")
+    }
+
+    /// Found by an outside check: two currencies of one key synced at once raced their nonces
+    /// (Kraken refuses one below the last), and the refusal blamed "another program". Syncs
+    /// with one key now take turns.
+    @Test func twoCurrenciesOfOneKeySyncedAtOnceTakeTurns() throws {
+        let stub = try KrakenStub()
+        let (entries, net, _) = Self.history()
+        stub.update { $0.entries = entries; $0.balances = ["XXBT": "\(net)", "ZEUR": "13000.00"]; $0.pageSize = 10 }
+        let daemon = try Self.daemon(credentials: ["k": stub.credential], linked: Self.config(stub))
+        for (name, currency, kind) in [("BTC", "BTC", "crypto"), ("EUR", "EUR", "fiat")] {
+            _ = try daemon.call("asset.create", ["name": .string(name), "currency": .string(currency), "kind": .string(kind)])
+            _ = try daemon.call("asset.link", ["asset": .string(name), "service": "kraken", "credential": "k"])
+        }
+        let outcomes = NIOLockedValueBox<[String]>([])
+        let socket = daemon.socketPath
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            let name = index % 2 == 0 ? "BTC" : "EUR"
+            let text: String
+            do {
+                text = JSONSerializer.serialize(try RPCClient(socketPath: socket).call("asset.sync", ["asset": .string(name)]))
+            } catch {
+                text = "\(error)"
+            }
+            outcomes.withLockedValue { $0.append(text) }
+        }
+        let all = outcomes.withLockedValue { $0 }
+        #expect(all.allSatisfy { !$0.contains("nonce") && $0.contains("\"reconciled\":true") }, "\(all)")
+        #expect(try daemon.call("asset.get", ["asset": "EUR"])["balance"] == "13000.00")
     }
 
     @Test func aFirstSyncCutOffIsResumedAfterAKillWithNothingDoubled() throws {

@@ -110,6 +110,16 @@ import Testing
         #expect(synced["reconciled"] == true, "\(synced)\n\(daemon.log.suffix(2_000))")
         #expect(try Self.rows(daemon).map { $0["amount"] } == ["-25.00", "100.00"], "posted rows only")
         #expect(try Self.rows(daemon).first?["note"] == "Uncle Frank's Bait Shop")
+        // Found by an outside check: the Bridge's errors beside a listed account were dropped, so
+        // a bank connection that wants signing in again looked fine. They are the link's last
+        // error now, and nothing is removed on the word of such an answer.
+        stub.update { $0.errors = ["You must reauthenticate."]; $0.accounts[0].transactions.removeAll { $0.id == "T2" } }
+        let warned = try #require(try daemon.call("asset.sync", ["asset": "Linked"])["assets"]?.arrayValue?.first)
+        #expect(warned["removed"] == [], "\(warned)")
+        #expect(try daemon.call("asset.get", ["asset": "Linked"])["link"]?["last_error"] == "SimpleFIN: You must reauthenticate.")
+        #expect(try Self.rows(daemon).count == 2)
+        stub.update { $0.errors = [] }
+
         // A setup token in the credential: claimed once, its access URL kept in its place.
         let claiming = try Self.daemon("simplefin", url: nil, credential: stub.setupToken())
         let linked = try Self.sync(claiming, "simplefin", account: "ACT-1", currency: "USD")

@@ -109,9 +109,22 @@ import Testing
         let day: TimeInterval = 86_400
         let since = Date(timeIntervalSince1970: 10 * day)
         let stored = ["a": Date(timeIntervalSince1970: 11 * day), "b": Date(timeIntervalSince1970: 12 * day), "old": Date(timeIntervalSince1970: 9 * day)]
-        #expect(LinkSyncPlan.removed(stored: stored, listed: ["a"], since: since) == ["b"], "a row older than the window is not judged")
-        #expect(LinkSyncPlan.removed(stored: stored, listed: ["a"], since: nil) == ["b", "old"])
-        #expect(LinkSyncPlan.since(newest: Date(timeIntervalSince1970: 20 * day)) == Date(timeIntervalSince1970: 13 * day))
+        let covered = Date(timeIntervalSince1970: 10 * day)
+        #expect(LinkSyncPlan.removed(stored: stored, listed: ["a"], since: since, coveredFrom: covered) == ["b"], "a row older than the window is not judged")
+        #expect(LinkSyncPlan.removed(stored: stored, listed: ["a"], since: nil, coveredFrom: Date(timeIntervalSince1970: 0)) == ["b", "old"])
+        // A service whose answers reach back only to day 12 (a bank's short history) says nothing of day 11.
+        #expect(LinkSyncPlan.removed(stored: stored, listed: [], since: nil, coveredFrom: Date(timeIntervalSince1970: 12 * day)) == ["b"])
+        #expect(LinkSyncPlan.removed(stored: stored, listed: [], since: nil, coveredFrom: nil) == [], "no row given: nothing judged")
+    }
+
+    /// A first sync reads everything; later ones from 35 days before the newest row, or the
+    /// last sync when nothing is stored (an account without rows is not read from its start).
+    @Test func aSyncStartsWhereTheLastCouldHaveMissedSomething() {
+        let day: TimeInterval = 86_400
+        #expect(LinkSyncPlan.since(newest: Date(timeIntervalSince1970: 100 * day), lastSync: nil) == nil)
+        #expect(LinkSyncPlan.since(newest: Date(timeIntervalSince1970: 100 * day + 0.5), lastSync: Date(timeIntervalSince1970: 200 * day))
+            == Date(timeIntervalSince1970: 65 * day))
+        #expect(LinkSyncPlan.since(newest: nil, lastSync: Date(timeIntervalSince1970: 200 * day)) == Date(timeIntervalSince1970: 165 * day))
     }
 
     @Test func accountsAreAServicesPlainName() throws {

@@ -153,17 +153,27 @@ public struct LinkSyncOutcome: Sendable, Equatable {
 public enum LinkSyncPlan {
     /// The stored rows of a window the service no longer lists: removed, as chain rows are.
     /// `listed` is every id the service gave for the window, `stored` the stored ids in it.
-    public static func removed(stored: [String: Date], listed: Set<String>, since: Date?) -> [String] {
-        stored.filter { id, date in !listed.contains(id) && (since.map { date > $0 } ?? true) }.map(\.key).sorted()
+    /// Only rows from `coveredFrom` on count, the oldest row the service gave in this read: a
+    /// service that keeps a limited history (a bank's, through SimpleFIN) says nothing of what
+    /// is older; nil (it gave none) removes nothing.
+    public static func removed(stored: [String: Date], listed: Set<String>, since: Date?, coveredFrom: Date?) -> [String] {
+        guard let coveredFrom else { return [] }
+        return stored.filter { id, date in !listed.contains(id) && date >= coveredFrom && (since.map { date > $0 } ?? true) }.map(\.key).sorted()
     }
 
-    /// An incremental sync reads again this far back from the newest stored row, so a row the
-    /// service changed or added late (a deposit credited days after it was listed) is seen.
-    public static let overlap: TimeInterval = 7 * 86_400
+    /// An incremental sync reads again this far back, so a row the service changed or counted
+    /// late is seen: a deposit credited, a withdrawal approved, a card payment posted, a bank
+    /// transfer settled (days, at most a few weeks later).
+    public static let overlap: TimeInterval = 35 * 86_400
 
-    /// Where an incremental sync starts: a week before the newest stored row; nil reads everything.
-    public static func since(newest: Date?) -> Date? {
-        newest.map { $0.addingTimeInterval(-overlap) }
+    /// Where a sync starts, in whole seconds as services take them: everything on a link's
+    /// first sync (`lastSync` nil); after, `overlap` before the newest stored row, or before
+    /// the last sync when none is stored (so an account without rows is not read from its
+    /// beginning each time).
+    public static func since(newest: Date?, lastSync: Date?) -> Date? {
+        guard let lastSync else { return nil }
+        let anchor = newest.map { min($0, lastSync) } ?? lastSync
+        return Date(timeIntervalSince1970: anchor.addingTimeInterval(-overlap).timeIntervalSince1970.rounded(.down))
     }
 
     /// Stored and reported agree to the last digit.

@@ -64,6 +64,8 @@ enum LinkMethods {
             }
             let (found, _) = try await database.link(asset: try params.requiredString("asset"))
             let account = try params.string("account").map(AccountLink.checkAccount) ?? defaultAccount(service, asset: found)
+            // A sync of the link this one replaces stores nothing more.
+            await syncer.forget(found.id)
             let (asset, _, byHand) = try await database.link(asset: found.id.uuidString, service: service, account: account,
                                                              credential: credential, now: context.clock.now())
             // The first sync starts now, in the background; asset.sync waits for it.
@@ -79,7 +81,9 @@ enum LinkMethods {
         registry.register(MethodSpec(
             "asset.unlink", summary: "End an asset's link to its account; the transactions imported so far stay.",
             params: [AssetMethods.reference], result: AssetMethods.assetResult, writes: true)) { params, _ in
-            try await AssetMethods.encode(try await database.unlinkAccount(asset: try params.requiredString("asset")), context: context)
+            let (asset, _) = try await database.link(asset: try params.requiredString("asset"))
+            await syncer.forget(asset.id)
+            return try await AssetMethods.encode(try await database.unlinkAccount(asset: asset.id.uuidString), context: context)
         }
     }
 }

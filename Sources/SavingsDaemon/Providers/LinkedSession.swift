@@ -20,6 +20,13 @@ protocol LinkedSession: Sendable {
     /// stopped run stored) goes on there and ignores `since`. Returns the ids of every row
     /// listed, or nil when the run read only part of the window (a resumed one).
     func history(since: Date?, resume: String?, store: @escaping @Sendable ([LinkedRow], _ cursor: String?) async throws -> Void) async throws -> Set<String>?
+    /// What the service said beside its answers in this sync (SimpleFIN's errors: a bank that
+    /// wants you to sign in again), shown as the link's last error though the sync went on.
+    func notices() async -> [String]
+}
+
+extension LinkedSession {
+    func notices() async -> [String] { [] }
 }
 
 /// A signed call's answer: its status, headers and body (at most the transport's limit).

@@ -25,6 +25,15 @@ struct SimpleFINSession: LinkedSession {
     let http: ProviderHTTP
     /// The linked account's balance as the last history window gave it.
     let latest = Latest()
+    /// The errors the answers listed beside the account (the Bridge asks that they be shown).
+    let said = Said()
+
+    actor Said {
+        var errors: [String] = []
+        func add(_ more: [String]) { errors += more.filter { !errors.contains($0) } }
+    }
+
+    func notices() async -> [String] { Array(await said.errors.prefix(5)) }
 
     actor Latest {
         var balance: (Decimal, String)?
@@ -68,13 +77,17 @@ struct SimpleFINSession: LinkedSession {
                                           ("account", accountID)])
             let account = try SimpleFINAnswers.linked(set, id: accountID)
             await latest.set(account.balance, account.currency)
+            await said.add(set.errors)
             let start = cursor.start
             let rows = account.transactions.filter { (start..<windowEnd).contains(Int64($0.date.timeIntervalSince1970)) }
             listed.formUnion(rows.map(\.id))
             cursor.start = windowEnd
             try await store(rows, cursor.start < cursor.end ? cursor.text : nil)
         }
-        return resume == nil ? listed : nil
+        // An answer with errors (a range capped, a connection to sign in again) may have left
+        // rows out: nothing is removed on its word.
+        let errors = await said.errors
+        return resume == nil && errors.isEmpty ? listed : nil
     }
 
     /// Where a stopped read goes on: the next window's start and the read's end (Unix seconds).

@@ -271,9 +271,18 @@ actor ChainSyncer {
     }
 }
 
-/// Syncs watched assets at start and on each chain's schedule.
-struct ChainSyncService: Service {
-    let syncer: ChainSyncer
+/// What a sync service drives: syncs of what is due, sleeps until the next is, and a stop.
+protocol DueSyncing: Actor {
+    func syncDue() async
+    func sleepUntilDue() async
+    func stop()
+}
+
+extension ChainSyncer: DueSyncing {}
+
+/// Syncs at start and on each schedule (watched chains, linked accounts).
+struct SyncService<Syncer: DueSyncing>: Service {
+    let syncer: Syncer
 
     func run() async throws {
         // A sync runs in a task of its own (callers of asset.sync share it): shutdown stops it

@@ -21,6 +21,9 @@ actor LinkSyncer {
     private var schedules: [UUID: ProviderSchedule] = [:]
     /// Kraken's call counter is kept per API key: one pace per credential.
     private var paces: [String: CallPace] = [:]
+    /// The Kraken sync running with each credential: Kraken wants a key's nonces in order, so
+    /// two syncs with one key (two of its currencies) take turns rather than race.
+    private var krakenTurns: [String: Task<Result<LinkSyncOutcome, SyncFailure>, Never>] = [:]
     private let nonces = NonceSource()
     /// Binance's request weight is counted per address and per account: one for the daemon.
     private let binanceWeights = BinanceWeights()
@@ -45,8 +48,16 @@ actor LinkSyncer {
         let task = Task { await self.perform(assetID) }
         running[assetID] = task
         let result = await task.value
-        running[assetID] = nil
+        // A link changed meanwhile may have a sync of its own running by now.
+        if running[assetID] == task { running[assetID] = nil }
         return result
+    }
+
+    /// Stops the sync of an asset whose link is changing (relinked, unlinked): what it reads
+    /// belongs to the link before, so it stores nothing more, and nobody waits for it.
+    func forget(_ assetID: UUID) {
+        running.removeValue(forKey: assetID)?.cancel()
+        schedules[assetID] = nil
     }
 
     /// Has the service sync an asset soon (a new link's first sync), without the caller waiting.
@@ -167,6 +178,16 @@ actor LinkSyncer {
             let wait = held + 1
             return .failure(SyncFailure(description: "\(service.title) asked to wait; next try in \(wait) s", retryInSeconds: wait))
         }
+        var turn: Task<Result<LinkSyncOutcome, SyncFailure>, Never>?
+        if service == .kraken {
+            while let other = krakenTurns[link.credential], other != running[assetID] {
+                _ = await other.value
+                if krakenTurns[link.credential] == other { krakenTurns[link.credential] = nil }
+            }
+            turn = running[assetID]
+            krakenTurns[link.credential] = turn
+        }
+        defer { if let turn, krakenTurns[link.credential] == turn { krakenTurns[link.credential] = nil } }
         let started = ContinuousClock.now
         do {
             let session = try await session(link, config: config)
@@ -177,24 +198,29 @@ actor LinkSyncer {
             if let currency = before.currency, currency != asset.currency.code {
                 throw ProviderFailure("the \(service.title) account holds \(currency), but '\(asset.name)' holds \(asset.currency.code)")
             }
-            let window = try await database.linkedWindow(assetID: assetID, service: service)
-            let added = Counter()
+            let window = try await database.linkedWindow(link)
+            let seen = Seen()
             let timeZone = context.timeZone
             let clock = context.clock
             let listed = try await session.history(since: window.since, resume: link.cursor) { rows, cursor in
-                added.value += try await database.storeLinkedRows(assetID: assetID, rows, cursor: cursor, now: clock.now(), timeZone: timeZone)
+                seen.note(rows)
+                seen.added += try await database.storeLinkedRows(link, rows, cursor: cursor, now: clock.now(), timeZone: timeZone)
             }
             var removed: [String] = []
-            if let listed {
-                removed = LinkSyncPlan.removed(stored: window.stored, listed: listed, since: window.since)
+            // A first sync removes nothing: what is stored came from before this link.
+            if let listed, link.lastSyncAt != nil {
+                removed = LinkSyncPlan.removed(stored: window.stored, listed: listed, since: window.since, coveredFrom: seen.oldest)
                 if removed.count > ChainSyncer.maxRemovedAtOnce, removed.count * 2 > window.stored.count {
                     throw ProviderFailure("\(service.title) no longer lists \(removed.count) of the \(window.stored.count) stored rows; nothing was removed")
                 }
             }
             let reported = try await session.account().balance
-            let finish = try await database.finishLinkSync(assetID: assetID, removing: removed, reported: reported, now: context.clock.now())
+            let notices = await session.notices()
+            let finish = try await database.finishLinkSync(link, removing: removed, reported: reported,
+                                                           notice: notices.isEmpty ? nil : "\(service.title): " + notices.joined(separator: "; "),
+                                                           now: context.clock.now())
             var outcome = LinkSyncOutcome()
-            outcome.added = added.value
+            outcome.added = seen.added
             outcome.removed = finish.removed
             outcome.balance = finish.balance
             outcome.reportedBalance = reported
@@ -216,13 +242,14 @@ actor LinkSyncer {
             return .success(outcome)
         } catch {
             if Task.isCancelled || error is CancellationError {
-                logger.notice("link sync stopped: savingsd is stopping", metadata: ["asset": "\(assetID)"])
-                return .failure(SyncFailure(description: "the sync was stopped: savingsd is stopping"))
+                let why = stopped ? "savingsd is stopping" : "the link changed"
+                logger.notice("link sync stopped: \(why)", metadata: ["asset": "\(assetID)"])
+                return .failure(SyncFailure(description: "the sync was stopped: \(why)"))
             }
             let reason = (error as? ProviderFailure)?.description ?? (error as? DomainError)?.message ?? "the sync could not be stored"
             if !(error is ProviderFailure), !(error is DomainError) { logger.error("link sync failed: \(error)", metadata: ["asset": "\(assetID)"]) }
             let retry = settle(assetID, failure: error, config: config, service: service)
-            try? await database.recordLinkSyncFailure(assetID: assetID, error: reason)
+            try? await database.recordLinkSyncFailure(link, error: reason)
             logger.warning("link sync failed: \(reason)", metadata: ["asset": "\(assetID)", "service": "\(service.rawValue)", "retry_in": "\(retry)s"])
             context.events.publish("asset.sync_failed", [
                 "asset": Wire.id(assetID), "service": .string(service.rawValue), "error": .string(reason), "retry_in_seconds": .int(retry),
@@ -244,9 +271,15 @@ actor LinkSyncer {
         return Int(delay.rounded(.up))
     }
 
-    /// Rows added so far, touched only by the sync's own pages, one after another.
-    private final class Counter: @unchecked Sendable {
-        var value = 0
+    /// Rows added so far and the oldest row the service gave, touched only by the sync's own
+    /// pages, one after another.
+    private final class Seen: @unchecked Sendable {
+        var added = 0
+        var oldest: Date?
+
+        func note(_ rows: [LinkedRow]) {
+            for row in rows where oldest.map({ row.date < $0 }) ?? true { oldest = row.date }
+        }
     }
 }
 
@@ -256,23 +289,7 @@ struct SyncFailure: Error, CustomStringConvertible {
     var retryInSeconds: Int?
 }
 
-/// Syncs linked accounts at start and on each link's schedule.
-struct LinkSyncService: Service {
-    let syncer: LinkSyncer
-
-    func run() async throws {
-        await withGracefulShutdownHandler {
-            await cancelWhenGracefulShutdown {
-                while !Task.isCancelled {
-                    await syncer.syncDue()
-                    await syncer.sleepUntilDue()
-                }
-            }
-        } onGracefulShutdown: {
-            Task { await syncer.stop() }
-        }
-    }
-}
+extension LinkSyncer: DueSyncing {}
 
 /// The daemon's two kinds of sync, which `asset.sync` shares.
 struct Syncers: Sendable {
