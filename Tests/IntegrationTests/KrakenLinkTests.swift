@@ -157,6 +157,12 @@ import Glibc
         #expect(try daemon.failure("asset.link", ["asset": "K", "service": "kraken", "account": "ZEUR", "credential": "right"]).message.contains("holds EUR"))
         #expect(try daemon.failure("asset.link", ["asset": "Euro", "service": "kraken", "account": "XXBT", "credential": "right"]).kind == "invalid_field")
 
+        // Found by an outside check: a code the account does not hold (BTC for XXBT) showed as a
+        // balance of zero that "matches". It is refused with the codes Kraken lists.
+        _ = try daemon.call("asset.link", ["asset": "K", "service": "kraken", "account": "BTC", "credential": "right"])
+        let code = try daemon.failure("asset.sync", ["asset": "K"])
+        #expect(code.message.contains("lists no 'BTC'") && code.message.contains("XXBT"), "\(code.message)")
+
         // A secret that is not the key's: Kraken's refusal in plain words.
         _ = try daemon.call("asset.link", ["asset": "K", "service": "kraken", "credential": "wrong"])
         let signature = try daemon.failure("asset.sync", ["asset": "K"])

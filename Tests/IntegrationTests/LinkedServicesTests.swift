@@ -113,12 +113,15 @@ import Testing
         // Found by an outside check: the Bridge's errors beside a listed account were dropped, so
         // a bank connection that wants signing in again looked fine. They are the link's last
         // error now, and nothing is removed on the word of such an answer.
+        var t2: SimpleFINStub.Transaction?
+        stub.update { t2 = $0.accounts[0].transactions.first { $0.id == "T2" } }
+        let saved = try #require(t2)
         stub.update { $0.errors = ["You must reauthenticate."]; $0.accounts[0].transactions.removeAll { $0.id == "T2" } }
         let warned = try #require(try daemon.call("asset.sync", ["asset": "Linked"])["assets"]?.arrayValue?.first)
         #expect(warned["removed"] == [], "\(warned)")
         #expect(try daemon.call("asset.get", ["asset": "Linked"])["link"]?["last_error"] == "SimpleFIN: You must reauthenticate.")
         #expect(try Self.rows(daemon).count == 2)
-        stub.update { $0.errors = [] }
+        stub.update { $0.errors = []; $0.accounts[0].transactions.append(saved) }
 
         // A setup token in the credential: claimed once, its access URL kept in its place.
         let claiming = try Self.daemon("simplefin", url: nil, credential: stub.setupToken())

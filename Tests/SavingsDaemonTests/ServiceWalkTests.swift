@@ -103,6 +103,19 @@ import Testing
         }
     }
 
+    /// Found by an outside check: a `next_uri` leading back to a page already read sent the
+    /// read round for ever (and every asset.sync of the asset waited on it).
+    @Test func coinbasePagesInACircleEndTheRead() async throws {
+        let id = "2bbf394c-193b-5b2a-9155-3b4732659ede"
+        let recorder = Recorder { _ in
+            #"{"pagination":{"next_uri":"/v2/accounts/\#(id)/transactions?limit=100&starting_after=t1"},"data":[{"id":"t1","type":"receive","status":"completed","amount":{"amount":"1","currency":"BTC"},"created_at":"2024-03-01T00:00:00Z"}]}"#
+        }
+        let session = CoinbaseSession(base: "https://api.coinbase.com", accountName: id, keyName: "organizations/0b2a/apiKeys/7c1f",
+                                      privateKey: Self.pem, http: recorder.http)
+        await #expect(throws: ProviderFailure.self) { _ = try await session.history(since: nil, resume: nil, store: Stored().store) }
+        #expect(recorder.asked.count == 2, "the first page and its next; that next again is not asked for: \(recorder.asked.count)")
+    }
+
     /// 100 days back: two windows; the balance before comes from `balances-only`, the one
     /// after from the last window's answer (no third request).
     @Test func simpleFINWalksWindowsWithinItsDailyRequests() async throws {

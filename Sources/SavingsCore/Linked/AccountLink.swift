@@ -27,7 +27,7 @@ public enum LinkedService: String, Sendable, CaseIterable, Codable {
     /// What `account` names at this service, for messages and help.
     public var accountMeaning: String {
         switch self {
-        case .kraken: "Kraken's asset code (XXBT, XETH, ZEUR, BTC, ...)"
+        case .kraken: "Kraken's asset code (XXBT, XETH, ZEUR, ...)"
         case .binance: "the coin (BTC, ETH, ...)"
         case .coinbase: "the account's id, or its currency when that is unambiguous (BTC)"
         case .simplefin: "the account's id in SimpleFIN"

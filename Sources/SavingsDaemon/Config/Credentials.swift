@@ -117,5 +117,11 @@ public struct CredentialStore: Sendable {
             unlink(partial)
             throw .unsafe(name, why: "it could not be written in full")
         }
+        // The rename itself reaches the disk: a crash after it must not bring the spent token back.
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
     }
 }

@@ -99,6 +99,9 @@ struct CoinbaseSession: LinkedSession {
         return Self.looksLikeID(accountName) ? accountName.lowercased() : try await resolved().id
     }
 
+    /// The most pages one read follows (100 transactions each: ten million).
+    static let maxPages = 100_000
+
     /// A UUID (Coinbase's account ids).
     static func looksLikeID(_ name: String) -> Bool { name.utf8.count == 36 && UUID(uuidString: name) != nil }
 
@@ -114,7 +117,12 @@ struct CoinbaseSession: LinkedSession {
         }
         let bound = resume == nil ? since : nil
         var listed = Set<String>()
+        // A hostile or broken answer could send the read round in circles, or on for ever
+        // with empty pages: a page seen before ends it, and so does the page bound.
+        var asked = Set<String>()
         while let page = next {
+            guard asked.insert(page).inserted else { throw ProviderFailure("Coinbase's pages lead back to one already read") }
+            guard asked.count <= Self.maxPages else { throw ProviderFailure("Coinbase's history goes on beyond \(Self.maxPages) pages") }
             let answer = try await get(page, what: "transactions") { answer in
                 let page = try CoinbaseAnswers.page(answer, what: "transactions")
                 return (try page.items.map(CoinbaseAnswers.transaction), page.next)

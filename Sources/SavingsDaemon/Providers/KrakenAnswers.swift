@@ -55,7 +55,7 @@ public enum KrakenAnswers {
             switch self {
             case .invalidKey: ProviderFailure("Kraken does not know the API key: check the key in the credential")
             case .invalidSignature: ProviderFailure("Kraken refused the signature: the private key in the credential does not belong to the API key")
-            case .invalidNonce: ProviderFailure("Kraken refused the nonce: another program uses the same API key (give savingsd a key of its own)", retryAfter: 60)
+            case .invalidNonce: ProviderFailure("Kraken refused the nonce: the API key is used elsewhere too (another program, or another savingsd): give savingsd a key of its own", retryAfter: 60)
             case .permissionDenied: ProviderFailure("the API key may not read this: give it Query Funds and Query Ledger Entries")
             case .rateLimited: ProviderFailure("Kraken's rate limit was reached", retryAfter: 60)
             case .lockout: ProviderFailure("Kraken locked the key out after failed calls (about 15 minutes)", retryAfter: 900)

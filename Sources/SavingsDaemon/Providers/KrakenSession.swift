@@ -74,7 +74,13 @@ struct KrakenSession: LinkedSession {
 
     func account() async throws -> (balance: Decimal, currency: String?) {
         let balances = try KrakenAnswers.balances(try await call("Balance"))
-        return (balances[code] ?? 0, LinkedService.krakenCurrency(code))
+        // A code the key's account does not hold at all is a wrong code, not a balance of zero
+        // (Kraken lists the assets an account has held, at zero too).
+        guard let balance = balances[code] else {
+            let listed = balances.keys.sorted().prefix(20).joined(separator: ", ")
+            throw ProviderFailure("Kraken lists no '\(code)' for this key" + (listed.isEmpty ? "" : " (it lists \(listed)); link the code it uses"))
+        }
+        return (balance, LinkedService.krakenCurrency(code))
     }
 
     /// Pages of 50 from the newest, `end` pinned to the first page's newest entry so that

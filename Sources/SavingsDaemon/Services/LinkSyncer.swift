@@ -24,6 +24,8 @@ actor LinkSyncer {
     /// The Kraken sync running with each credential: Kraken wants a key's nonces in order, so
     /// two syncs with one key (two of its currencies) take turns rather than race.
     private var krakenTurns: [String: Task<Result<LinkSyncOutcome, SyncFailure>, Never>] = [:]
+    /// SimpleFIN setup tokens being claimed, by credential.
+    private var claims: [String: Task<String, any Error>] = [:]
     private let nonces = NonceSource()
     /// Binance's request weight is counted per address and per account: one for the daemon.
     private let binanceWeights = BinanceWeights()
@@ -152,6 +154,17 @@ actor LinkSyncer {
     /// Claims the SimpleFIN setup token a credential holds and writes the access URL it gives
     /// over it, checking first that it can (a token claimed is spent: its URL must be kept).
     private func claim(_ token: Secret, store: CredentialStore, http: ProviderHTTP) async throws -> String {
+        // Two links of one bank share the token: the second waits for the first's claim, and a
+        // credential claimed since it was read is read again, never claimed twice.
+        if let pending = claims[token.name] { return try await pending.value }
+        if let now = try? store.secret(token.name), now.reveal().lowercased().hasPrefix("http") { return now.reveal() }
+        let task = Task { try await self.claimOnce(token, store: store, http: http) }
+        claims[token.name] = task
+        defer { claims[token.name] = nil }
+        return try await task.value
+    }
+
+    private func claimOnce(_ token: Secret, store: CredentialStore, http: ProviderHTTP) async throws -> String {
         guard store.writable, ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] == nil else {
             throw ProviderFailure("the credential '\(token.name)' holds a SimpleFIN setup token, and savingsd may not write its access URL there: "
                 + "claim it yourself (curl -X POST \"$(base64 -d < FILE)\" > FILE) and keep the answer in the credential")
