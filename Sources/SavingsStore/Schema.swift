@@ -258,12 +258,7 @@ enum Schema {
                 UPDATE asset_balance SET newest = (SELECT MAX(t.date) FROM asset_transaction t
                                                     WHERE t.asset = (SELECT ref FROM asset_ref WHERE id = asset_balance.asset_id));
                 DROP TRIGGER asset_balance_after_update;
-                CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset, date ON asset_transaction BEGIN
-                    UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
-                     WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
-                    INSERT INTO asset_balance (asset_id, total, newest) VALUES ((SELECT id FROM asset_ref WHERE ref = NEW.asset), NEW.amount, NEW.date)
-                    ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount), newest = MAX(COALESCE(newest, NEW.date), NEW.date);
-                END;
+                """ + TransactionTable.updateTrigger + """
                 """)
         }
         migrator.registerMigration(PlanTable.migration) { db in

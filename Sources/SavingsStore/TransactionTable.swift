@@ -79,6 +79,17 @@ enum TransactionTable {
 
     static let linkedMigration = "v18-linked-accounts"
 
+    /// The trigger that keeps balances and each asset's newest date on an update (v15's).
+    static let updateTrigger = """
+        CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset, date ON asset_transaction BEGIN
+            UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
+             WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
+            INSERT INTO asset_balance (asset_id, total, newest) VALUES ((SELECT id FROM asset_ref WHERE ref = NEW.asset), NEW.amount, NEW.date)
+            ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount), newest = MAX(COALESCE(newest, NEW.date), NEW.date);
+        END;
+
+        """
+
     /// The table's indexes and the trigger that keeps balances on a delete (v13's, unchanged since).
     static let indexesAndDeleteTrigger = """
         CREATE UNIQUE INDEX asset_transaction_by_ref ON asset_transaction(ref);
@@ -101,12 +112,7 @@ enum TransactionTable {
             DROP TABLE asset_transaction;
             ALTER TABLE transaction_v18 RENAME TO asset_transaction;
             """ + indexesAndDeleteTrigger + """
-            CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset, date ON asset_transaction BEGIN
-                UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount)
-                 WHERE asset_id = (SELECT id FROM asset_ref WHERE ref = OLD.asset);
-                INSERT INTO asset_balance (asset_id, total, newest) VALUES ((SELECT id FROM asset_ref WHERE ref = NEW.asset), NEW.amount, NEW.date)
-                ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount), newest = MAX(COALESCE(newest, NEW.date), NEW.date);
-            END;
+            """ + updateTrigger + """
             CREATE TABLE asset_link (
                 asset_id TEXT PRIMARY KEY NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
                 service TEXT NOT NULL,
