@@ -100,6 +100,8 @@ let package = Package(
             name: "savings-bench",
             dependencies: [
                 "SavingsCore", "SavingsRPC",
+                // --help and the refusal of unknown arguments, as the other executables do.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The loopback block explorer of the chain-sync figures.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

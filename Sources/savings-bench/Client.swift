@@ -44,7 +44,7 @@ func syscallsPerRequest(server pid: pid_t, socket path: String, line: [UInt8], c
     let tracer = Process()
     tracer.executableURL = URL(fileURLWithPath: strace)
     tracer.arguments = ["-c", "-f", "-q", "-o", output, "-p", String(pid)]
-    try tracer.run()
+    try Children.run(tracer)
     let connection = try LineSocket(path: path)
     // Attaching takes a moment: requests before every thread is traced would go uncounted.
     usleep(500_000)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SavingsRPC
 #if canImport(Glibc)
 import Glibc
@@ -161,7 +162,7 @@ final class DaemonUnderTest {
         process.standardOutput = log
         process.standardError = log
         let start = monotonicSeconds()
-        try process.run()
+        try Children.run(process)
         guard notify.waitForReady(timeout: 120) else {
             process.terminate()
             throw BenchError("savingsd did not report READY=1 (see \(directory)/daemon.log)")
@@ -213,7 +214,7 @@ func run(_ executable: String, _ arguments: [String], input: String? = nil) thro
     process.standardError = err
     let stdin = Pipe()
     process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-    try process.run()
+    try Children.run(process)
     if let input {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
@@ -280,4 +281,45 @@ func raiseOpenFileLimit(to count: rlim_t) {
     getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     limit.rlim_cur = min(limit.rlim_max, max(limit.rlim_cur, count))
     setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+/// The processes the benchmark starts (daemons, the echo server, the web server, tools), so an
+/// interrupted run stops them rather than leave them running.
+enum Children {
+    private static let started = Mutex<[Process]>([])
+
+    /// Starts `process` and keeps it for `stopAll`.
+    static func run(_ process: Process) throws {
+        try process.run()
+        started.withLock { $0.append(process) }
+    }
+
+    /// Sends SIGTERM to every one still running (each stops by itself: the daemons shut down,
+    /// the tools end). No waiting: the run exits at once, before its own code meets a child gone.
+    static func stopAll() {
+        for process in started.withLock({ $0.filter(\.isRunning) }) { kill(process.processIdentifier, SIGTERM) }
+    }
+}
+
+/// On SIGINT or SIGTERM the run stops its children, removes its work directory (unless kept),
+/// and exits as a process killed by that signal would (130, 143).
+func stopCleanlyOnSignals(work: @escaping @Sendable () -> String?, keep: Bool) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler {
+            Children.stopAll()
+            if let work = work() {
+                if keep {
+                    FileHandle.standardError.write(Data("savings-bench: kept the work directory \(work)\n".utf8))
+                } else {
+                    try? FileManager.default.removeItem(atPath: work)
+                }
+            }
+            FileHandle.standardError.write(Data("savings-bench: interrupted; its processes were stopped\n".utf8))
+            _exit(128 + number)
+        }
+        source.resume()
+        return source
+    }
 }

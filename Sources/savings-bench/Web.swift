@@ -14,7 +14,7 @@ func webFigures(socket: String, savingsWeb: String, runs: Int) throws -> [Figure
     server.arguments = ["--socket", socket, "--listen", "127.0.0.1:0"]
     server.standardOutput = output
     server.standardError = FileHandle.nullDevice
-    try server.run()
+    try Children.run(server)
     defer {
         server.terminate()
         server.waitUntilExit()

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import SavingsCore
 import SavingsRPC
@@ -20,22 +21,38 @@ import Glibc
 
 signal(SIGPIPE, SIG_IGN)
 
+/// The command line (ArgumentParser: `--help` prints this, an unknown argument is refused).
+struct BenchOptions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "savings-bench",
+        abstract: "Measure the figures of BENCHMARKS.md against baselines measured in the same run.",
+        discussion: "Interrupted (SIGINT, SIGTERM), it stops the daemons and servers it started and removes its work directory.")
+    @Flag(help: "A tiny dataset and few repetitions (keeps the benchmark from rotting; its timings mean nothing).") var smoke = false
+    @Flag(help: "Leave the work directory (dataset files and database) for profiling by hand.") var keep = false
+    @Option(help: "Write the table to this file (else it is printed only).") var output: String?
+    @Option(help: ArgumentHelp("Measure only the web view's figures, against the daemon already serving this socket.", valueName: "socket"))
+    var web: String?
+    @Flag(help: "Measure only the first sync of a linked Kraken account, on a daemon of its own.") var linked = false
+}
+
+let options = BenchOptions.parseOrExit()
 let arguments = CommandLine.arguments
-let smoke = arguments.contains("--smoke")
-let keep = arguments.contains("--keep")
-let output: String? = arguments.firstIndex(of: "--output").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-if let index = arguments.firstIndex(of: "--web"), index + 1 < arguments.count {
+let smoke = options.smoke
+let keep = options.keep
+let output = options.output
+if let socket = options.web {
     let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
-    for figure in try webFigures(socket: arguments[index + 1], savingsWeb: binaries + "/savings-web", runs: 100) {
+    for figure in try webFigures(socket: socket, savingsWeb: binaries + "/savings-web", runs: 100) {
         print("\(figure.name): \(figure.median) (p99 \(figure.p99)); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
     }
     exit(0)
 }
-if arguments.contains("--linked") {
+if options.linked {
     // The linked account's row alone, on a fresh daemon (for profiling it by hand).
     let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
     let work = NSTemporaryDirectory() + "savings-bench-linked-\(getpid())"
-    defer { try? FileManager.default.removeItem(atPath: work) }
+    let signals = stopCleanlyOnSignals(work: { work }, keep: false)
+    defer { try? FileManager.default.removeItem(atPath: work); withExtendedLifetime(signals) {} }
     for figure in try linkedFigures(work: work, savingsd: binaries + "/savingsd", rows: (smoke ? DatasetSize.smoke : DatasetSize.full).chainTransactions) {
         print("\(figure.name): \(figure.median); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
     }
@@ -58,7 +75,9 @@ func say(_ text: String) {
 var template = Array("/tmp/sdbench-XXXXXX".utf8CString)
 guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { fatalError("mkdtemp failed") }
 let work = String(cString: made)
+let signals = stopCleanlyOnSignals(work: { work }, keep: keep)
 defer {
+    withExtendedLifetime(signals) {}
     if keep {
         say("kept the work directory \(work) (database: \(work)/db/savings.db)")
     } else {
@@ -170,7 +189,7 @@ echo.executableURL = URL(fileURLWithPath: echoServer)
 echo.arguments = [work + "/echo.sock"]
 let echoOut = Pipe()
 echo.standardOutput = echoOut
-try echo.run()
+try Children.run(echo)
 defer { echo.terminate() }
 _ = echoOut.fileHandleForReading.availableData  // "ready"
 let ping = request("daemon.ping")
