@@ -202,6 +202,25 @@ import Glibc
         #expect(limited.log.components(separatedBy: "link sync failed").count - 1 <= 3, "one line per failed sync")
     }
 
+    /// Nothing goes to the service before a link, and then only through the configured proxy:
+    /// its host does not even resolve here, only the proxy (which tunnels to the stub) reaches it.
+    @Test func requestsGoThroughTheConfiguredProxy() throws {
+        let stub = try KrakenStub()
+        let (entries, net, credited) = Self.history()
+        stub.update { $0.entries = entries; $0.balances = ["XXBT": "\(net)"] }
+        let proxy = try ConnectProxy(forwardingTo: stub.http.port)
+        let daemon = try Self.daemon(credentials: ["k": stub.credential],
+                                     linked: "[linked.kraken]\nurl = \"http://kraken.invalid\"\ntier = \"none\"\nproxy = \"http://127.0.0.1:\(proxy.port)\"\n")
+        _ = try daemon.call("asset.create", ["name": "K", "currency": "BTC", "kind": "crypto"])
+        usleep(300_000)
+        #expect(stub.calls.isEmpty && proxy.targets.isEmpty, "nothing leaves the machine before a link")
+        _ = try daemon.call("asset.link", ["asset": "K", "service": "kraken", "credential": "k"])
+        let synced = try #require(try daemon.call("asset.sync", ["asset": "K"])["assets"]?.arrayValue?.first)
+        #expect(synced["reconciled"] == true, "\(synced)")
+        #expect((try daemon.call("tx.list", ["asset": "K", "limit": 500])["transactions"]?.arrayValue ?? []).count == credited)
+        #expect(!proxy.targets.isEmpty && proxy.targets.allSatisfy { $0 == "kraken.invalid:80" }, "\(proxy.targets)")
+    }
+
     /// Found by an outside check: two currencies of one key synced at once raced their nonces
     /// (Kraken refuses one below the last), and the refusal blamed "another program". Syncs
     /// with one key now take turns.
