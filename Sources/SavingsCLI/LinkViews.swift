@@ -1,11 +1,13 @@
 import Foundation
+import SavingsCore
 import SavingsRPC
 
 /// How savingsctl shows an asset's linked account (an exchange's or a bank's).
 extension Views {
-    static let serviceTitles = ["kraken": "Kraken", "binance": "Binance", "coinbase": "Coinbase", "simplefin": "SimpleFIN"]
-
-    static func serviceTitle(_ value: JSONValue?) -> String { serviceTitles[value?.stringValue ?? ""] ?? Render.text(value) }
+    /// A service's name as a person calls it (`LinkedService.title`), or as the daemon wrote it.
+    static func serviceTitle(_ value: JSONValue?) -> String {
+        value?.stringValue.flatMap(LinkedService.init(rawValue:))?.title ?? Render.text(value)
+    }
 
     /// The `link` block of `asset show`.
     public static func link(_ asset: JSONValue, style: Style = .plain, timeZone: TimeZone = .current) -> String? {

@@ -1,4 +1,5 @@
 import Hummingbird
+import SavingsCore
 import SavingsRPC
 
 /// An asset's linked account from the page: set up (`asset.link`: a service, the account there
@@ -8,9 +9,8 @@ import SavingsRPC
 extension Pages {
     static let services = [("kraken", "Kraken"), ("binance", "Binance"), ("coinbase", "Coinbase"), ("simplefin", "A bank, through SimpleFIN Bridge")]
 
-    static func serviceTitle(_ name: String?) -> String {
-        ["kraken": "Kraken", "binance": "Binance", "coinbase": "Coinbase", "simplefin": "SimpleFIN"][name ?? ""] ?? (name ?? "")
-    }
+    /// A service's name as a person calls it (`LinkedService.title`).
+    static func serviceTitle(_ name: String?) -> String { name.flatMap(LinkedService.init(rawValue:))?.title ?? (name ?? "") }
 
     func link(asset: JSONValue, csrf: String, synced: [String: String] = [:], entered: [String: String] = [:], problem: String? = nil) -> String {
         let text = { (value: JSONValue?) in value?.stringValue ?? "" }

@@ -54,6 +54,20 @@ func linkedFigures(work: String, savingsd: String, rows: Int) throws -> [Figure]
     ]
 }
 
+/// `savings-bench --linked`: the linked account's row alone, on a fresh daemon (for profiling it
+/// by hand), printed; then the run ends. `exit` runs no `defer`: the work directory goes before.
+func measureLinkedAlone(savingsd: String, smoke: Bool) throws -> Never {
+    let work = NSTemporaryDirectory() + "savings-bench-linked-\(getpid())"
+    let signals = stopCleanlyOnSignals(work: { work }, keep: false)
+    let figures = Result { try linkedFigures(work: work, savingsd: savingsd, rows: (smoke ? DatasetSize.smoke : DatasetSize.full).chainTransactions) }
+    try? FileManager.default.removeItem(atPath: work)
+    withExtendedLifetime(signals) {}
+    for figure in try figures.get() {
+        print("\(figure.name): \(figure.median); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
+    }
+    exit(0)
+}
+
 /// A loopback Kraken serving one bitcoin ledger of deposits, its pages built once.
 final class KrakenLedgerServer: Sendable {
     static let pageSize = 50

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import SavingsCore
 import SavingsRPC
@@ -8,58 +7,25 @@ import Glibc
 
 // savings-bench: builds a dataset through savingsd's public import methods, measures the
 // figures of BENCHMARKS.md against baselines measured in the same run, and writes the table.
-//
-//   savings-bench [--smoke] [--keep] [--output FILE]
-//   savings-bench --web SOCKET
-//   savings-bench [--smoke] --linked
-//
-// --smoke uses a tiny dataset and few repetitions (it keeps the benchmark from rotting; its
-// timings mean nothing). --keep leaves the work directory (dataset files and database) for
-// profiling by hand. Without --output the table is printed only. --web measures only the web
-// view's figures, against the daemon already serving SOCKET (a kept database, by hand).
-// --linked measures only the first sync of a linked Kraken account, on a daemon of its own.
+// Its options (`BenchOptions`, `savings-bench --help`): --smoke, --keep, --output FILE, and two
+// modes measuring a part alone, --web SOCKET and --linked.
 
 signal(SIGPIPE, SIG_IGN)
-
-/// The command line (ArgumentParser: `--help` prints this, an unknown argument is refused).
-struct BenchOptions: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "savings-bench",
-        abstract: "Measure the figures of BENCHMARKS.md against baselines measured in the same run.",
-        discussion: "Interrupted (SIGINT, SIGTERM), it stops the daemons and servers it started and removes its work directory.")
-    @Flag(help: "A tiny dataset and few repetitions (keeps the benchmark from rotting; its timings mean nothing).") var smoke = false
-    @Flag(help: "Leave the work directory (dataset files and database) for profiling by hand.") var keep = false
-    @Option(help: "Write the table to this file (else it is printed only).") var output: String?
-    @Option(help: ArgumentHelp("Measure only the web view's figures, against the daemon already serving this socket.", valueName: "socket"))
-    var web: String?
-    @Flag(help: "Measure only the first sync of a linked Kraken account, on a daemon of its own.") var linked = false
-}
 
 let options = BenchOptions.parseOrExit()
 let arguments = CommandLine.arguments
 let smoke = options.smoke
 let keep = options.keep
 let output = options.output
+let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 if let socket = options.web {
-    let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
     for figure in try webFigures(socket: socket, savingsWeb: binaries + "/savings-web", runs: 100) {
         print("\(figure.name): \(figure.median) (p99 \(figure.p99)); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
     }
     exit(0)
 }
-if options.linked {
-    // The linked account's row alone, on a fresh daemon (for profiling it by hand).
-    let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
-    let work = NSTemporaryDirectory() + "savings-bench-linked-\(getpid())"
-    let signals = stopCleanlyOnSignals(work: { work }, keep: false)
-    defer { try? FileManager.default.removeItem(atPath: work); withExtendedLifetime(signals) {} }
-    for figure in try linkedFigures(work: work, savingsd: binaries + "/savingsd", rows: (smoke ? DatasetSize.smoke : DatasetSize.full).chainTransactions) {
-        print("\(figure.name): \(figure.median); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
-    }
-    exit(0)
-}
+if options.linked { try measureLinkedAlone(savingsd: binaries + "/savingsd", smoke: smoke) }
 let size = smoke ? DatasetSize.smoke : DatasetSize.full
-let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 let savingsd = binaries + "/savingsd"
 let echoServer = binaries + "/bench-echo"
 

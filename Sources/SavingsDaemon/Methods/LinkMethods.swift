@@ -10,15 +10,8 @@ enum LinkMethods {
     static func summary(context: DaemonContext) async throws -> JSONValue {
         let links = try await context.database.links()
         guard !links.isEmpty else { return ["linked": 0] }
-        let names = Dictionary(uniqueKeysWithValues: try await context.portfolio().assets.map { ($0.id, $0.name) })
-        func named(_ ids: [UUID]) -> JSONValue { .array(ids.compactMap { names[$0] }.sorted().map { .string($0) }) }
-        let syncs = links.values.map(\.lastSyncAt)
-        return [
-            "linked": .int(links.count),
-            "oldest_sync_at": syncs.contains(nil) ? .null : syncs.compactMap { $0 }.min().map(Wire.timestamp) ?? .null,
-            "failing": named(links.values.filter { $0.lastError != nil }.map(\.assetID)),
-            "unreconciled": named(links.values.filter { $0.reconciled == false }.map(\.assetID)),
-        ]
+        return .object(try await WatchMethods.syncSummary(links.values.map { ($0.assetID, $0.lastSyncAt, $0.lastError != nil, $0.reconciled) },
+                                                          count: "linked", context: context))
     }
 
     /// The account a link names when none is given: the asset's currency as the service writes it.

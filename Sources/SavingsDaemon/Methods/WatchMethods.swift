@@ -10,15 +10,25 @@ enum WatchMethods {
     static func summary(context: DaemonContext) async throws -> JSONValue {
         let watches = try await context.database.watches()
         guard !watches.isEmpty else { return ["watched": 0] }
+        var summary = try await syncSummary(watches.values.map { ($0.assetID, $0.lastSyncAt, $0.lastError != nil, $0.reconciled) },
+                                            count: "watched", context: context)
+        summary["pending"] = .int(watches.values.reduce(0) { $0 + $1.pending.count })
+        return .object(summary)
+    }
+
+    /// What the dashboard says of synced assets (watched chains, linked accounts): how many
+    /// (under `count`), the oldest last sync (null while one has none), and by name the assets
+    /// whose last sync failed or whose balance differs from the outside one.
+    static func syncSummary(_ states: [(asset: UUID, lastSync: Date?, failing: Bool, reconciled: Bool?)], count: String,
+                            context: DaemonContext) async throws -> [String: JSONValue] {
         let names = Dictionary(uniqueKeysWithValues: try await context.portfolio().assets.map { ($0.id, $0.name) })
         func named(_ ids: [UUID]) -> JSONValue { .array(ids.compactMap { names[$0] }.sorted().map { .string($0) }) }
-        let syncs = watches.values.map(\.lastSyncAt)
+        let syncs = states.map(\.lastSync)
         return [
-            "watched": .int(watches.count),
+            count: .int(states.count),
             "oldest_sync_at": syncs.contains(nil) ? .null : syncs.compactMap { $0 }.min().map(Wire.timestamp) ?? .null,
-            "failing": named(watches.values.filter { $0.lastError != nil }.map(\.assetID)),
-            "unreconciled": named(watches.values.filter { $0.reconciled == false }.map(\.assetID)),
-            "pending": .int(watches.values.reduce(0) { $0 + $1.pending.count }),
+            "failing": named(states.filter(\.failing).map(\.asset)),
+            "unreconciled": named(states.filter { $0.reconciled == false }.map(\.asset)),
         ]
     }
 

@@ -84,11 +84,14 @@ extension SavingsDatabase {
             let ref = try Self.assetRef(StoreKey.id(link.assetID), db)
             let kind = TransactionKind(source: .init(link.service), contentKeyed: false).code
             let newest = try Int64.fetchOne(db, sql: "SELECT MAX(date) FROM asset_transaction WHERE asset = ? AND kind = ?", arguments: [ref, kind])
-            let since = LinkSyncPlan.since(newest: newest.map(Timestamp.date(milliseconds:)), lastSync: link.lastSyncAt)
+            // A first sync reads everything and removes nothing: what is stored is not needed.
+            guard let since = LinkSyncPlan.since(newest: newest.map(Timestamp.date(milliseconds:)), lastSync: link.lastSyncAt) else {
+                return (nil, [:])
+            }
             var stored: [String: Date] = [:]
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT external_id, date FROM asset_transaction WHERE asset = ? AND kind = ? AND date > ? AND external_id IS NOT NULL
-                """, arguments: [ref, kind, since.map(Timestamp.milliseconds) ?? Int64.min])
+                """, arguments: [ref, kind, Timestamp.milliseconds(since)])
             while let row = try rows.next() { stored[row[0]] = Timestamp.date(milliseconds: row[1]) }
             return (since, stored)
         }
@@ -168,5 +171,25 @@ extension SavingsDatabase {
             lastSyncAt: try (row["last_sync_at"] as String?).map { try Timestamp.parse($0, field: "last_sync_at") },
             lastError: row["last_error"], reportedBalance: try (row["reported_balance"] as String?).map { try Amount.parse($0) },
             reconciled: row["reconciled"], cursor: row["cursor"])
+    }
+
+    /// A document's link (`data.import`) passes the checks of asset.link: a known service, a
+    /// plain account and credential name.
+    static func checkLinkRow(_ row: TransferRow, place: String) throws {
+        func text(_ column: String) -> String { if case .text(let value)? = row[column] { return value } else { return "" } }
+        do throws(DomainError) {
+            _ = try LinkedService(name: text("service"))
+            _ = try AccountLink.checkAccount(text("account"))
+            _ = try AccountLink.checkCredentialName(text("credential"))
+        } catch {
+            throw DomainError.invalidField("document", "\(place): \(error.message)")
+        }
+    }
+
+    /// An asset watches a chain or is linked to an account, never both: both would add its money twice.
+    static func checkNotWatched(_ row: TransferRow, place: String, _ db: Database) throws {
+        guard case .text(let asset)? = row["asset_id"],
+              try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_watch WHERE asset_id = ?)", arguments: [asset]) == true else { return }
+        throw DomainError.invalidField("document", "\(place): asset \(asset) both watches a chain and is linked to an account")
     }
 }

@@ -145,11 +145,7 @@ extension SavingsDatabase {
         try Self.validate(row, table: table, place: place)
         // Transactions and history rows find their asset and goal as they go in.
         if section != "transactions", section != "allocation_history" { try Self.checkReferences(row, place: place, db) }
-        // An asset watches a chain or is linked to an account, never both: both would add its money twice.
-        if table == "asset_link", case .text(let asset)? = row["asset_id"],
-           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_watch WHERE asset_id = ?)", arguments: [asset]) == true {
-            throw DomainError.invalidField("document", "\(place): asset \(asset) both watches a chain and is linked to an account")
-        }
+        if table == "asset_link" { try Self.checkNotWatched(row, place: place, db) }
         let names = row.keys.sorted()
         let values: [(any DatabaseValueConvertible)?] = names.map { name in
             switch row[name]! {
@@ -220,17 +216,7 @@ extension SavingsDatabase {
                 throw DomainError.invalidField("document", "\(place): \(error.message)")
             }
         }
-        if table == "asset_link" {
-            // The same checks as asset.link: a known service, a plain account and credential name.
-            func text(_ column: String) -> String { if case .text(let value)? = row[column] { return value } else { return "" } }
-            do throws(DomainError) {
-                _ = try LinkedService(name: text("service"))
-                _ = try AccountLink.checkAccount(text("account"))
-                _ = try AccountLink.checkCredentialName(text("credential"))
-            } catch {
-                throw DomainError.invalidField("document", "\(place): \(error.message)")
-            }
-        }
+        if table == "asset_link" { try checkLinkRow(row, place: place) }
         for (column, cell) in row {
             guard case .text(let text) = cell else { continue }
             let field = "\(place).\(column)"

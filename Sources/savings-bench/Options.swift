@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// The command line (ArgumentParser: `--help` prints this, an unknown argument is refused).
+struct BenchOptions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "savings-bench",
+        abstract: "Measure the figures of BENCHMARKS.md against baselines measured in the same run.",
+        discussion: "Interrupted (SIGINT, SIGTERM), it stops the daemons and servers it started and removes its work directory.")
+    @Flag(help: "A tiny dataset and few repetitions (keeps the benchmark from rotting; its timings mean nothing).") var smoke = false
+    @Flag(help: "Leave the work directory (dataset files and database) for profiling by hand.") var keep = false
+    @Option(help: "Write the table to this file (else it is printed only).") var output: String?
+    @Option(help: ArgumentHelp("Measure only the web view's figures, against the daemon already serving this socket.", valueName: "socket"))
+    var web: String?
+    @Flag(help: "Measure only the first sync of a linked Kraken account, on a daemon of its own.") var linked = false
+}
