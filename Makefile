@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libsystemd-dev libsqlite3-dev pkg-config systemd faketime sqlite3
 # The tests also render the HTML report in headless Chromium; the benchmark's smoke run times
 # savingsctl against socat with hyperfine, and its peak memory with GNU time (make test).
-TEST_PACKAGES := chromium-headless-shell curl hyperfine socat time
+TEST_PACKAGES := chromium-headless-shell curl hyperfine socat time python3-jsonschema
 # The web view's browser tests: Playwright for Python, driving the Chromium above.
 PIP_PACKAGES := playwright axe_playwright_python
 # The benchmark baselines also need hledger, and strace counts system calls (make bench only).
@@ -44,13 +44,16 @@ run: build
 	echo ""
 	$(BIN)/savingsd
 
-## Build everything and run every test (unit and integration), the fuzz corpus replayed, then the
-## benchmark smoke run, the install check and, as root, the system units under the machine's
-## systemd in a namespace.
+## Build everything and run every test (unit and integration; every answer the integration tests
+## receive is then checked against its method's result schema in docs/openrpc.json), the fuzz
+## corpus replayed, then the benchmark smoke run, the install check and, as root, the system
+## units under the machine's systemd in a namespace.
 test: deps pip-deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
-	SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
+	rm -f "$(BIN)/answers.jsonl"
+	SAVINGSD_ANSWERS="$(BIN)/answers.jsonl" SAVINGSD_BIN_DIR="$(BIN)" $(SWIFT) test --skip-build
+	Tests/schema/answers.py "$(BIN)/answers.jsonl" docs/openrpc.json
 	$(BIN)/savings-fuzz all Fuzz/corpus
 	Tests/browser/web.py "$(BIN)"
 	$(BIN)/savings-bench --smoke

@@ -3,7 +3,7 @@
 /// Pure: it takes the environment as a dictionary, so the daemon and savingsctl agree
 /// on the same paths and tests can try every case.
 public struct DefaultPaths: Sendable, Equatable {
-    public enum Mode: String, Sendable {
+    public enum Mode: String, Sendable, CaseIterable {
         case systemd
         case system
         case user

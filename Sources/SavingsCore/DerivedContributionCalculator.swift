@@ -34,7 +34,7 @@ public struct AssetTimeline: Sendable, Equatable {
 
 /// A change of one goal's funded amount, derived from timestamps (never stored while executing).
 public struct DerivedEvent: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         case deposit
         case withdrawal
         /// Value moved between goals: the deltas of the change point sum to zero.

@@ -74,7 +74,7 @@ public struct MonthlyPlan: Sendable, Equatable, Identifiable {
         case completed
     }
 
-    public enum FlexState: String, Sendable {
+    public enum FlexState: String, Sendable, CaseIterable {
         case flexible
         case protected
         case skipped

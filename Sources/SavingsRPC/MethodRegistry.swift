@@ -136,11 +136,16 @@ public struct MethodRegistry: Sendable {
         let helpSpec = MethodSpec(
             "help", summary: "List methods, or describe one method with its parameters.",
             params: [.optional("method", .string, "a method name to describe")],
-            result: ResultSpec("help", "method list or one method's details", schema: ["type": "object"]),
+            result: ResultSpec("help", "the list of methods; with `method`, that method's parameters and result", schema: Self.helpSchema),
             writes: false)
         let discoverSpec = MethodSpec(
             "rpc.discover", summary: "The OpenRPC document describing every method.",
-            result: ResultSpec("OpenRPC", "an OpenRPC 1.2 document", schema: ["type": "object"]),
+            result: ResultSpec("OpenRPC", "an OpenRPC 1.2 document: every method, its parameters and its result's JSON Schema; the named types under components.schemas",
+                               schema: Schema.object([
+                                   "openrpc": Schema.string, "info": Schema.object(["title": Schema.string, "version": Schema.string]),
+                                   "methods": Schema.array(["type": "object"]), "components": Schema.object(["schemas": ["type": "object"]]),
+                                   "x-file-transfer": ["type": "object"],
+                               ], "see https://spec.open-rpc.org for its parts")),
             writes: false)
         var snapshot = self
         snapshot.entries[helpSpec.name] = Entry(spec: helpSpec, handler: { _, _ in .null })
@@ -153,6 +158,18 @@ public struct MethodRegistry: Sendable {
             Self.openRPC(specs: specs, title: title, version: version)
         }
     }
+
+    static let helpSchema = Schema.oneOf([
+        Schema.object(["methods": Schema.array(Schema.object(["name": Schema.string, "summary": Schema.string, "writes": Schema.boolean]))],
+                      "without `method`"),
+        Schema.object([
+            "name": Schema.string, "summary": Schema.string, "writes": Schema.boolean,
+            "params": Schema.array(Schema.object([
+                "name": Schema.string, "type": Schema.string, "required": Schema.boolean, "nullable": Schema.boolean, "description": Schema.string,
+            ])),
+            "result": Schema.object(["name": Schema.string, "description": Schema.string]),
+        ], "with `method`"),
+    ])
 
     static func help(specs: [MethodSpec], method: String?) throws -> JSONValue {
         guard let method else {
@@ -176,6 +193,7 @@ public struct MethodRegistry: Sendable {
             "openrpc": "1.2.6",
             "info": ["title": .string(title), "version": .string(version)],
             "x-file-transfer": FileTransfer.description,
+            "components": ["schemas": .object(Wire.components)],
             "methods": .array(specs.map { spec in
                 var method: [String: JSONValue] = [
                     "name": .string(spec.name),

@@ -12,7 +12,10 @@ public enum ProtocolDocument {
         Parameters are passed by name. Amounts are exact decimal strings; JSON numbers are read
         exactly too. Timestamps are UTC ISO 8601 with milliseconds (`2026-11-22T10:00:00.000Z`),
         dates `YYYY-MM-DD`, months `YYYY-MM`. `rpc.discover` returns this reference as OpenRPC
-        \(discover["openrpc"]?.stringValue ?? "") JSON.
+        \(discover["openrpc"]?.stringValue ?? "") JSON (committed as docs/openrpc.json): each result is a JSON Schema
+        (draft 7), and the types results share are under `components.schemas`, listed under
+        [Types](#types) below. Every answer the integration tests receive is checked against its
+        method's schema.
 
         ## Errors
 
@@ -74,6 +77,7 @@ public enum ProtocolDocument {
         for method in methods {
             out += "\n" + section(method)
         }
+        out += "\n" + types(discover)
         return out
     }
 
@@ -95,8 +99,7 @@ public enum ProtocolDocument {
             }
             out += "\n"
         }
-        let result = method["result"]
-        out += "Result (`\(result?["name"]?.stringValue ?? "result")`): \(result?["description"]?.stringValue.map { "`\($0)`" } ?? "-")\n\n"
+        out += result(method["result"])
         var example: [String: JSONValue] = ["jsonrpc": "2.0", "id": 1, "method": .string(name)]
         let required = params.filter { $0["required"] == true }
         var exampleParams = Dictionary(uniqueKeysWithValues: required.map { param in

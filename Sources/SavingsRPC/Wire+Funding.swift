@@ -123,28 +123,4 @@ extension Wire {
             "stale_rates": .array(figures.staleRates.map(JSONValue.string)),
         ]
     }
-
-    public static let figuresGoalSchema: JSONValue = {
-        guard case .object(var schema) = goalSchema, case .object(var properties)? = schema["properties"] else { return goalSchema }
-        properties["current_total"] = decimalSchema
-        properties["progress"] = decimalSchema
-        properties["remaining"] = decimalSchema
-        properties["incomplete"] = ["type": "boolean"]
-        properties["missing_rates"] = ["type": "array", "items": ["type": "string"]]
-        properties["funding"] = ["type": "array", "items": ["type": "object"]]
-        schema["properties"] = .object(properties)
-        return .object(schema)
-    }()
-
-    public static let assetSchema: JSONValue = [
-        "type": "object",
-        "required": ["id", "name", "currency", "kind", "balance", "allocated", "unallocated", "allocations"],
-        "properties": [
-            "id": ["type": "string", "format": "uuid"], "name": ["type": "string"], "currency": ["type": "string"],
-            "kind": ["enum": ["crypto", "fiat"]], "balance": decimalSchema, "allocated": decimalSchema,
-            "unallocated": decimalSchema, "value": ["oneOf": [decimalSchema, ["type": "null"]]],
-            "value_currency": ["type": "string"], "allocations": ["type": "array", "items": ["type": "object"]],
-            "watch": watchSchema, "link": linkSchema,
-        ],
-    ]
 }

@@ -29,18 +29,4 @@ extension Wire {
             "reconciled": .bool(outcome.reconciled),
         ]
     }
-
-    public static let linkSchema: JSONValue = [
-        "oneOf": [["type": "null"], [
-            "type": "object",
-            "required": ["service", "account", "credential", "last_sync_at", "last_error", "reported_balance", "reconciled"],
-            "properties": [
-                "service": ["enum": .array(LinkedService.allCases.map { .string($0.rawValue) })],
-                "account": ["type": "string"], "credential": ["type": "string", "description": "the credential's name, never its content"],
-                "created_at": ["type": "string"], "last_sync_at": ["type": ["string", "null"]], "last_error": ["type": ["string", "null"]],
-                "reported_balance": ["oneOf": [decimalSchema, ["type": "null"]]], "reconciled": ["type": ["boolean", "null"]],
-                "first_sync_unfinished": ["type": "boolean"],
-            ],
-        ]],
-    ]
 }

@@ -40,20 +40,4 @@ extension Wire {
     static func pendingJSON(_ pending: [PendingTransaction], asset: Asset) -> JSONValue {
         .array(pending.map { ["txid": .string($0.txid), "amount": .string(asset.format($0.amount)), "confirmations": .int($0.confirmations)] })
     }
-
-    public static let watchSchema: JSONValue = [
-        "oneOf": [["type": "null"], [
-            "type": "object",
-            "required": ["chain", "provider", "addresses", "min_confirmations", "pending", "reconciled"],
-            "properties": [
-                "chain": ["enum": .array(Chain.allCases.map { .string($0.rawValue) })], "provider": ["type": ["string", "null"]],
-                "xpub": ["type": ["string", "null"], "description": "shortened: first 8 and last 4 characters"],
-                "addresses": ["type": "array", "items": ["type": "string"]], "token": ["type": ["string", "null"]],
-                "min_confirmations": ["type": "integer"], "last_sync_at": ["type": ["string", "null"]],
-                "last_error": ["type": ["string", "null"]], "height": ["type": ["integer", "null"]],
-                "pending": ["type": "array", "items": ["type": "object"]], "reported_balance": ["oneOf": [decimalSchema, ["type": "null"]]],
-                "reconciled": ["type": ["boolean", "null"]],
-            ],
-        ]],
-    ]
 }

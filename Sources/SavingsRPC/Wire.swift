@@ -24,24 +24,4 @@ public enum Wire {
             "updated_at": timestamp(goal.updatedAt),
         ]
     }
-
-    public static let decimalSchema: JSONValue = ["type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$"]
-    public static let timestampSchema: JSONValue = ["type": "string", "format": "date-time"]
-
-    public static let goalSchema: JSONValue = [
-        "type": "object",
-        "required": ["id", "name", "currency", "target_amount", "deadline", "start_date", "archived", "created_at", "updated_at"],
-        "properties": [
-            "id": ["type": "string", "format": "uuid"],
-            "name": ["type": "string"],
-            "currency": ["type": "string"],
-            "target_amount": decimalSchema,
-            "deadline": ["type": "string", "format": "date"],
-            "start_date": ["type": "string", "format": "date"],
-            "archived": ["type": "boolean"],
-            "notes": ["type": ["string", "null"]],
-            "created_at": timestampSchema,
-            "updated_at": timestampSchema,
-        ],
-    ]
 }

@@ -124,7 +124,9 @@ class DaemonProcess {
 
     /// One call on a fresh connection.
     func call(_ method: String, _ params: [String: JSONValue] = [:]) throws -> JSONValue {
-        try client().call(method, params)
+        let result = try client().call(method, params)
+        AnswerLog.record(method, result)
+        return result
     }
 
     /// The daemon's error for a call that must fail.

@@ -18,12 +18,14 @@ import Testing
         let client = try RPCClient(socketPath: socket)
         var offset = 0
         do {
-            return .success(try client.upload("data.import", params, size: bytes.count, read: { maxBytes in
+            let result = try client.upload("data.import", params, size: bytes.count, read: { maxBytes in
                 reads?.value = (reads?.value ?? 0) + 1
                 let end = min(bytes.count, offset + maxBytes)
                 defer { offset = end }
                 return Array(bytes[offset..<end])
-            }, timeoutMilliseconds: 60_000))
+            }, timeoutMilliseconds: 60_000)
+            AnswerLog.record("data.import", result)
+            return .success(result)
         } catch RPCClient.CallError.remote(let error) {
             return .failure(error)
         }

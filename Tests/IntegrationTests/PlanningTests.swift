@@ -63,6 +63,36 @@ extension DaemonProcess {
         #expect(try second.call("plan.list", ["month": "2027-01"])["plans"]?.arrayValue?.first?["months_remaining"] == 6)
     }
 
+    /// plan.flex_preview and plan.flex_apply over the socket: a factor scales the flexible plans
+    /// only; a budget below what the factor's floor (0.5) allows reports the shortfall.
+    @Test func flexScalesTheFlexiblePlansAndReportsAShortfall() throws {
+        let daemon = try DaemonProcess(at: "2026-11-10 12:00:00")
+        try goal(daemon, "Emergency Fund")                       // 5000 over 8 months: 625.00
+        try goal(daemon, "Rent buffer", target: "4000")           // 500.00, protected
+        _ = try daemon.call("plan.list")
+        _ = try daemon.call("plan.protect", ["goal": "Rent buffer", "protected": true])
+        let preview = try daemon.call("plan.flex_preview", ["factor": "0.8"])
+        #expect(preview["applied"] == false)
+        #expect(preview["factor"] == "0.8")
+        #expect(preview["total"] == "1000.00")                    // 625 x 0.8 + 500
+        #expect(preview["shortfall"] == .null && preview["surplus"] == .null)
+        let lines = Dictionary(uniqueKeysWithValues: (preview["plans"]?.arrayValue ?? []).map { ($0["goal_name"]?.stringValue ?? "", $0) })
+        #expect(lines["Emergency Fund"]?["adjusted_amount"] == "500.00")
+        #expect(lines["Rent buffer"]?["adjusted_amount"] == "500.00")
+        #expect(try daemon.call("plan.get", ["goal": "Emergency Fund"])["custom_amount"] == .null, "a preview writes nothing")
+
+        let tight = try daemon.call("plan.flex_preview", ["budget": "700"])
+        #expect(tight["factor"] == "0.5")
+        #expect(tight["total"] == "812.50")                       // 625 x 0.5 + 500
+        #expect(tight["shortfall"] == "112.50")
+
+        let applied = try daemon.call("plan.flex_apply", ["factor": "0.8"])
+        #expect(applied["applied"] == true)
+        #expect(try daemon.call("plan.get", ["goal": "Emergency Fund"])["custom_amount"] == "500.00")
+        #expect(try daemon.call("plan.get", ["goal": "Rent buffer"])["effective_amount"] == "500.00", "protected plans keep their amount")
+        #expect(try daemon.call("events.subscribe", ["topics": ["plans.created"]])["subscribed"] == ["plans.created"])
+    }
+
     @Test func concurrentPlanListsCreateOnePlanPerGoal() throws {
         let daemon = try DaemonProcess()
         for index in 1...5 { try goal(daemon, "Goal \(index)") }

@@ -4,7 +4,7 @@ import SavingsRPC
 /// `asset.*`: where money sits, with balance, allocation and value.
 enum AssetMethods {
     static let assetResult = ResultSpec("asset", "an asset with balance, allocated, unallocated, value and allocations",
-                                        schema: Wire.assetSchema)
+                                        schema: Schema.ref("Asset"))
     static let reference = ParamSpec.required("asset", .reference, "the asset's id or unique name")
 
     /// The asset object: figures from the one valuation, value in the display currency.
@@ -46,7 +46,7 @@ enum AssetMethods {
 
         registry.register(MethodSpec(
             "asset.list", summary: "Every asset with its balance, allocation and value.",
-            result: ResultSpec("assets", "{\"assets\": [asset]}", schema: ["type": "object"]),
+            result: ResultSpec("assets", "{\"assets\": [asset]}", schema: Schema.object(["assets": Schema.array(Schema.ref("Asset"))])),
             writes: false)) { _, _ in
             let valuation = try await context.valuation()
             let currency = context.liveConfig.current.displayCurrency
@@ -91,7 +91,8 @@ enum AssetMethods {
         registry.register(MethodSpec(
             "asset.delete", summary: "Delete an asset; one with transactions or allocations only with force.",
             params: [reference, .optional("force", .boolean, "also delete its transactions, allocations and history")],
-            result: ResultSpec("deleted", "{\"deleted\": true, \"asset\": {id, name}}", schema: ["type": "object"]),
+            result: ResultSpec("deleted", "{\"deleted\": true, \"asset\": {id, name}}",
+                               schema: Schema.object(["deleted": Schema.constant(true), "asset": Schema.ref("AssetName")])),
             writes: true)) { params, _ in
             let asset = try await database.deleteAsset(try params.requiredString("asset"), force: params.bool("force") ?? false)
             return ["deleted": true, "asset": ["id": Wire.id(asset.id), "name": .string(asset.name)]]

@@ -38,7 +38,10 @@ enum ContributionMethods {
                 .optional("date", .string, "when: an ISO 8601 timestamp, or a date YYYY-MM-DD (the start of that day in the configured zone); default now; a past date shifts later history"),
                 .optional("note", .string, "free text"),
             ],
-            result: ResultSpec("contribution", "contribution_id, transaction, asset, asset_created, goal", schema: ["type": "object"]),
+            result: ResultSpec("contribution", "contribution_id, transaction, asset, asset_created, goal", schema: Schema.object([
+                "contribution_id": Schema.id, "transaction": Schema.ref("Transaction"), "asset": Schema.ref("Asset"),
+                "asset_created": Schema.described(Schema.boolean, "the asset was made for this contribution"), "goal": Schema.ref("Goal"),
+            ])),
             writes: true)) { params, _ in
             let amount = try await amount(params, context: context)
             let contribution = try await database.contribute(
@@ -59,7 +62,8 @@ enum ContributionMethods {
         registry.register(MethodSpec(
             "goal.undo_contribution", summary: "Revert a contribution (deposit and allocation) within the undo window.",
             params: [.required("contribution_id", .string, "the id goal.contribute returned")],
-            result: ResultSpec("undone", "{\"undone\": true, \"goal\": goal}", schema: ["type": "object"]),
+            result: ResultSpec("undone", "{\"undone\": true, \"goal\": goal}",
+                               schema: Schema.object(["undone": Schema.constant(true), "goal": Schema.ref("Goal")])),
             writes: true)) { params, _ in
             let goal = try await database.undoContribution(
                 try params.requiredString("contribution_id"),

@@ -1,4 +1,5 @@
 import Foundation
+import SavingsCore
 import SavingsRPC
 
 /// `daemon.*`: liveness and the daemon's own state.
@@ -6,17 +7,25 @@ enum DaemonMethods {
     static func register(into registry: inout MethodRegistry, context: DaemonContext) {
         registry.registerImmediate(MethodSpec(
             "daemon.ping", summary: "Check that the daemon answers.",
-            result: ResultSpec("pong", "{\"pong\": true}", schema: ["type": "object", "properties": ["pong": ["type": "boolean"]]]),
+            result: ResultSpec("pong", "{\"pong\": true}", schema: Schema.object(["pong": Schema.constant(true)])),
             writes: false)) { _ in
             ["pong": true]
         }
 
         registry.register(MethodSpec(
             "daemon.status", summary: "Version, uptime, mode, paths, schema version and counts.",
-            result: ResultSpec("status", "the daemon's state", schema: [
-                "type": "object",
-                "required": ["version", "pid", "uptime_seconds", "mode", "database", "socket", "schema_version", "counts"],
-            ]),
+            result: ResultSpec("status", "the daemon's state", schema: Schema.object([
+                "version": Schema.string, "pid": Schema.count, "uptime_seconds": Schema.count,
+                "mode": Schema.enumeration(DefaultPaths.Mode.self),
+                "database": Schema.string, "socket": Schema.string, "config_file": Schema.nullable(Schema.string),
+                "timezone": Schema.described(Schema.string, "the IANA zone months and dates are counted in"),
+                "schema_version": Schema.count,
+                "last_rollover_month": Schema.nullable(Schema.month),
+                "counts": Schema.object(["goals": Schema.count, "archived_goals": Schema.count, "assets": Schema.count,
+                                         "transactions": Schema.count, "allocations": Schema.count, "rates": Schema.count]),
+                "now": Schema.described(Schema.timestamp, "the daemon's clock"),
+                "rates_age_seconds": Schema.described(Schema.nullable(Schema.count), "age of the oldest current rate; null without rates"),
+            ])),
             writes: false)) { _, _ in
             let config = context.liveConfig.current
             let uptime = ContinuousClock.now - context.startedAt

@@ -20,7 +20,9 @@ enum DataMethods {
                      Transfer.downloadParam,
                      .optional("overwrite", .boolean, "replace an existing file at path (default false)"),
                      .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\" then \"sending\", done, total}} while it runs")],
-            result: ResultSpec("backup", "{\"path\", \"bytes\", \"pages\"}; with download {\"bytes\", \"pages\"}", schema: ["type": "object"]),
+            result: ResultSpec("backup", "{\"path\", \"bytes\", \"pages\"}; with download {\"bytes\", \"pages\"}", schema: Schema.object([
+                "path": Schema.described(Schema.string, "the file written (not with download)"), "bytes": Schema.count, "pages": Schema.count,
+            ], optional: ["path"])),
             writes: false, transfer: .download)) { params, call in
             let progress: (@Sendable (Int, Int) -> Void)? = params.bool("progress") == true
                 ? { @Sendable done, total in call.progress("db.backup", phase: "pages", done: done, total: total) } : nil
@@ -42,7 +44,12 @@ enum DataMethods {
             "db.check", summary: "Check the file (integrity, references) and the domain invariants.",
             params: [ParamSpec.progress],
             result: ResultSpec("report", "{\"ok\", \"integrity\", \"foreign_keys\", \"invariants\": [{name, ok, problems}]}",
-                               schema: ["type": "object", "required": ["ok"]]),
+                               schema: Schema.object([
+                                   "ok": Schema.boolean,
+                                   "integrity": Schema.described(Schema.array(Schema.string), "PRAGMA integrity_check: [\"ok\"] when sound"),
+                                   "foreign_keys": Schema.described(Schema.array(Schema.string), "rows whose reference is broken"),
+                                   "invariants": Schema.array(Schema.object(["name": Schema.string, "ok": Schema.boolean, "problems": Schema.array(Schema.string)])),
+                               ])),
             writes: false)) { _, _ in
             let report = try await database.check()
             return [
@@ -63,7 +70,11 @@ enum DataMethods {
                      .optional("overwrite", .boolean, "replace an existing file at path (default false)"),
                      .optional("progress", .boolean, "with path or download: send progress notifications {method: \"progress\", params: {phase: section, done: rows, total}}")],
             result: ResultSpec("export", "the document; {\"path\", \"bytes\", \"counts\"} when written to a file; {\"bytes\", \"counts\"} with download",
-                               schema: ["type": "object"]), writes: false, transfer: .download)) { params, call in
+                               schema: Schema.oneOf([
+                                   ExportDocument.schema,
+                                   Schema.object(["path": Schema.string, "bytes": Schema.count, "counts": Schema.ref("Counts")], optional: ["path"],
+                                                 "with path or download: what was written"),
+                               ])), writes: false, transfer: .download)) { params, call in
             let header = try await ExportDocument.header(database: database, now: context.clock.now())
             let download = try Transfer.isDownload(params)
             guard download || params.has("path") else {
@@ -103,7 +114,9 @@ enum DataMethods {
                      Transfer.uploadParam("the export document"),
                      .optional("replace", .boolean, "replace a non-empty database's data (a backup is made first)"),
                      ParamSpec.progress],
-            result: ResultSpec("import", "{\"counts\", \"backup\"?}", schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
+            result: ResultSpec("import", "{\"counts\", \"backup\"?}", schema: Schema.object([
+                "counts": Schema.ref("Counts"), "backup": Schema.described(Schema.string, "with replace: the backup made first"),
+            ], optional: ["backup"])), writes: true, transfer: .upload)) { params, call in
             let replace = params.bool("replace") ?? false
             // Who may name a path is settled first: a refusal for it tells nothing of the database.
             if params.has("path") { try requireOwnUser(call, field: "path") }

@@ -8,7 +8,9 @@ enum EventMethods {
             "events.subscribe",
             summary: "Receive events on this connection as {\"method\":\"event\",\"params\":{topic,at,data}} notifications.",
             params: [.optional("topics", .stringArray, "topics to receive (default: all): \(EventBus.topics.sorted().joined(separator: ", "))")],
-            result: ResultSpec("subscribed", "{\"subscribed\": [topic]}", schema: ["type": "object"]),
+            result: ResultSpec("subscribed", "{\"subscribed\": [topic]}", schema: Schema.object([
+                "subscribed": Schema.array(Schema.enumeration(EventBus.topics.sorted())),
+            ])),
             writes: false)) { params, call in
             let topics = params.strings("topics").map(Set.init)
             if let unknown = topics?.subtracting(EventBus.topics).sorted(), !unknown.isEmpty {

@@ -237,7 +237,7 @@ enum ExecutionProgress {
 /// `month.*`: start a month, follow it, close it into an immutable record, undo, history.
 enum ExecutionMethods {
     static let monthParam = ParamSpec.optional("month", .string, "YYYY-MM (default the current month)")
-    static let progressResult = ResultSpec("progress", "month, status, goals, totals, events, rates", schema: ["type": "object"])
+    static let progressResult = ResultSpec("progress", "month, status, goals, totals, events, rates", schema: Schema.ref("MonthProgress"))
 
     static func progress(_ month: MonthLabel, context: DaemonContext) async throws -> JSONValue {
         guard let record = try await context.database.execution(month), record.status != .draft else {
@@ -290,7 +290,10 @@ enum ExecutionMethods {
         for (name, status, summary) in [("month.undo_start", ExecutionRecord.Status.executing, "Return a started month to draft (within the undo window)."),
                                         ("month.undo_complete", .closed, "Reopen a closed month (within the undo window).")] {
             registry.register(MethodSpec(name, summary: summary, params: [monthParam],
-                                         result: ResultSpec("execution", "{\"month\", \"status\"}", schema: ["type": "object"]),
+                                         result: ResultSpec("execution", "{\"month\", \"status\", \"can_undo_until\"}", schema: Schema.object([
+                                             "month": Schema.month, "status": Schema.enumeration(["draft", "executing", "closed"]),
+                                             "can_undo_until": Schema.nullable(Schema.timestamp),
+                                         ])),
                                          writes: true)) { params, _ in
                 let month = try PlanMethods.month(params, context: context)
                 let record = try await database.undoExecution(month, from: status, now: context.clock.now(), undoWindow: window())
@@ -304,7 +307,13 @@ enum ExecutionMethods {
             params: [.required("goal", .reference, "the goal's id or name"),
                      .optional("from", .string, "first month, YYYY-MM (default the goal's start month)"),
                      .optional("to", .string, "last month, YYYY-MM (default the current month)")],
-            result: ResultSpec("history", "{\"months\": [{month, contributed, planned}]}", schema: ["type": "object"]),
+            result: ResultSpec("history", "{\"months\": [{month, contributed, planned}]}", schema: Schema.object([
+                "goal_id": Schema.id, "goal_name": Schema.string, "currency": Schema.currency,
+                "months": Schema.array(Schema.object([
+                    "month": Schema.month, "contributed": Schema.decimal,
+                    "planned": Schema.described(Schema.nullable(Schema.decimal), "null for a month without a plan"),
+                ])),
+            ])),
             writes: false)) { params, _ in
             let goal = try await database.goal(try params.requiredString("goal"))
             let current = context.planner.currentMonth
@@ -351,7 +360,13 @@ enum ExecutionMethods {
         registry.register(MethodSpec(
             "month.history", summary: "Closed months: planned against contributed per goal, and overall fulfilment.",
             params: [.optional("from", .string, "first month, YYYY-MM"), .optional("to", .string, "last month, YYYY-MM")],
-            result: ResultSpec("history", "{\"months\": [...]}", schema: ["type": "object"]), writes: false)) { params, _ in
+            result: ResultSpec("history", "{\"months\": [{month, goals, totals, fulfilment_percent}]}", schema: Schema.object([
+                "months": Schema.array(Schema.object([
+                    "month": Schema.month, "goals": Schema.array(Schema.ref("MonthGoal")),
+                    "totals": Schema.described(Schema.nullable(Schema.ref("MonthTotals")), "null for an imported month whose goals had several currencies"),
+                    "fulfilment_percent": Schema.decimal,
+                ])),
+            ])), writes: false)) { params, _ in
             let records = try await database.closedExecutions(
                 from: try params.string("from").map { try MonthLabel(parsing: $0, field: "from") },
                 to: try params.string("to").map { try MonthLabel(parsing: $0, field: "to") })

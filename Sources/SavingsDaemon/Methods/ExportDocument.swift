@@ -111,6 +111,20 @@ package enum ExportDocument {
         return (Sections(file: file, offsets: offsets), check)
     }
 
+    /// The document as JSON Schema: the header, then each section's rows, column by column as
+    /// stored (text, whole numbers or null; the columns are the tables' of the `schema` named).
+    static let schema: JSONValue = {
+        let row = Schema.map(["type": ["string", "integer", "null"]], "a row: its columns and their stored values")
+        var properties: [String: JSONValue] = [
+            "format": Schema.constant(.string(format)), "version": Schema.constant(.int(version)),
+            "schema": Schema.described(Schema.string, "the newest migration of the database exported"), "exported_at": Schema.timestamp,
+        ]
+        for (section, table, _) in SavingsDatabase.transferSections {
+            properties[section] = Schema.described(Schema.array(row), "the rows of table \(table)")
+        }
+        return Schema.object(properties, "without path or download: the document itself")
+    }()
+
     static let headerKeys: Set<String> = ["format", "version", "schema", "exported_at"]
 
     /// A row of a document as the store takes it: flat, numbers whole.

@@ -4,7 +4,7 @@ import SavingsRPC
 /// `goal.*`: create, read, update, archive and delete savings goals.
 enum GoalMethods {
     static let goalResult = ResultSpec("goal", "a goal with current_total, progress, remaining and funding",
-                                       schema: Wire.figuresGoalSchema)
+                                       schema: Schema.ref("Goal"))
     static let reference = ParamSpec.required("goal", .reference, "the goal's id or unique name")
 
     /// A goal with its figures from the one valuation.
@@ -37,9 +37,7 @@ enum GoalMethods {
         registry.register(MethodSpec(
             "goal.list", summary: "List goals, active ones unless include_archived is true.",
             params: [.optional("include_archived", .boolean, "also list archived goals")],
-            result: ResultSpec("goals", "{\"goals\": [goal]}", schema: [
-                "type": "object", "properties": ["goals": ["type": "array", "items": Wire.figuresGoalSchema]],
-            ]),
+            result: ResultSpec("goals", "{\"goals\": [goal]}", schema: Schema.object(["goals": Schema.array(Schema.ref("Goal"))])),
             writes: false)) { params, _ in
             let includeArchived = params.bool("include_archived") ?? false
             let valuation = try await context.valuation()
@@ -87,7 +85,8 @@ enum GoalMethods {
 
         registry.register(MethodSpec(
             "goal.delete", summary: "Delete a goal for good.", params: [reference],
-            result: ResultSpec("deleted", "{\"deleted\": true, \"goal\": goal}", schema: ["type": "object"]),
+            result: ResultSpec("deleted", "{\"deleted\": true, \"goal\": goal} (as stored, without figures)",
+                               schema: Schema.object(["deleted": Schema.constant(true), "goal": Schema.ref("GoalRecord")])),
             writes: true)) { params, _ in
             let goal = try await database.deleteGoal(try params.requiredString("goal"))
             return ["deleted": true, "goal": Wire.goal(goal)]

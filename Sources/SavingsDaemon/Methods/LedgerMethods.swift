@@ -19,7 +19,7 @@ enum LedgerMethods {
                 .optional("note", .string, "free text"),
                 .optional("external_id", .string, "your id for it; unique per asset (idempotent imports)"),
             ],
-            result: ResultSpec("transaction", "the transaction and auto_allocated_goal_id", schema: ["type": "object"]),
+            result: ResultSpec("transaction", "the transaction and auto_allocated_goal_id", schema: Self.addedResult),
             writes: true)) { params, _ in
             let amount = try AssetTransaction.validAmount(try params.requiredDecimalText("amount"))
             let recorded = try await database.addTransaction(
@@ -43,7 +43,10 @@ enum LedgerMethods {
                 .optional("cursor", .string, "next_cursor of the previous page"),
                 .optional("search", .string, "only transactions whose note or external_id holds this text (ASCII letters in any case), or whose amount is this number, either sign (at most 200 characters)"),
             ],
-            result: ResultSpec("transactions", "{\"transactions\": [...], \"next_cursor\": string|null}", schema: ["type": "object"]),
+            result: ResultSpec("transactions", "{\"transactions\": [...], \"next_cursor\": string|null}", schema: Schema.object([
+                "transactions": Schema.array(Schema.ref("Transaction")),
+                "next_cursor": Schema.described(Schema.nullable(Schema.string), "pass as cursor for the next page; null on the last"),
+            ])),
             writes: false)) { params, _ in
             let limit = params.int("limit") ?? 100
             var filter = TransactionFilter(asset: params.string("asset"), goal: params.string("goal"),
@@ -68,7 +71,8 @@ enum LedgerMethods {
         registry.register(MethodSpec(
             "tx.delete", summary: "Delete a transaction.",
             params: [.required("transaction", .string, "the transaction id")],
-            result: ResultSpec("deleted", "{\"deleted\": true, \"transaction\": ...}", schema: ["type": "object"]),
+            result: ResultSpec("deleted", "{\"deleted\": true, \"transaction\": ...}",
+                               schema: Schema.object(["deleted": Schema.constant(true), "transaction": Schema.ref("Transaction")])),
             writes: true)) { params, _ in
             let transaction = try await database.deleteTransaction(try params.requiredString("transaction"))
             return ["deleted": true, "transaction": Wire.transaction(transaction, asset: nil)]
@@ -77,7 +81,7 @@ enum LedgerMethods {
         registry.register(MethodSpec(
             "tx.get", summary: "One transaction by its id.",
             params: [.required("transaction", .string, "the transaction id")],
-            result: ResultSpec("transaction", "the transaction", schema: ["type": "object"]),
+            result: ResultSpec("transaction", "the transaction", schema: Schema.ref("Transaction")),
             writes: false)) { params, _ in
             let transaction = try await database.transaction(try params.requiredString("transaction"))
             return Wire.transaction(transaction, asset: try await database.asset(transaction.assetID.uuidString))
@@ -91,7 +95,8 @@ enum LedgerMethods {
                 .optional("date", .string, "the new date: an ISO 8601 timestamp, or a date YYYY-MM-DD (the start of that day in the configured zone)"),
                 ParamSpec("note", .string, nullable: true, "the new note; null or \"\" removes it"),
             ],
-            result: ResultSpec("updated", "{\"transaction\": ..., \"before\": ...}", schema: ["type": "object"]),
+            result: ResultSpec("updated", "{\"transaction\": ..., \"before\": ...}",
+                               schema: Schema.object(["transaction": Schema.ref("Transaction"), "before": Schema.ref("Transaction")])),
             writes: true)) { params, _ in
             var change = SavingsDatabase.TransactionChange()
             if let amount = params.decimalText("amount") { change.amount = try AssetTransaction.validAmount(amount) }
@@ -116,7 +121,8 @@ enum LedgerMethods {
                 .required("goal", .reference, "the goal's id or name"),
                 .required("amount", .decimal, "target in the asset's units, >= 0"),
             ],
-            result: ResultSpec("allocation", "{\"allocation\": line, \"asset\": asset}", schema: ["type": "object"]),
+            result: ResultSpec("allocation", "{\"allocation\": line, \"asset\": asset}",
+                               schema: Schema.object(["allocation": Schema.ref("Allocation"), "asset": Schema.ref("Asset")])),
             writes: true)) { params, _ in
             let amount = try Allocation.validAmount(try params.requiredDecimalText("amount"))
             let allocation = try await database.setAllocation(
@@ -133,7 +139,9 @@ enum LedgerMethods {
                 .required("to_goal", .reference, "the goal receiving"),
                 .required("amount", .decimal, "amount in the asset's units, > 0"),
             ],
-            result: ResultSpec("move", "{\"from\": line, \"to\": line, \"asset\": asset}", schema: ["type": "object"]),
+            result: ResultSpec("move", "{\"from\": line, \"to\": line, \"asset\": asset}", schema: Schema.object([
+                "from": Schema.ref("Allocation"), "to": Schema.ref("Allocation"), "asset": Schema.ref("Asset"),
+            ])),
             writes: true)) { params, _ in
             let amount = try Allocation.validAmount(try params.requiredDecimalText("amount"))
             let moved = try await database.moveAllocation(
@@ -146,7 +154,7 @@ enum LedgerMethods {
         registry.register(MethodSpec(
             "allocation.list", summary: "Allocations with their funded amounts, by asset or goal.",
             params: [.optional("asset", .reference, "only this asset"), .optional("goal", .reference, "only this goal")],
-            result: ResultSpec("allocations", "{\"allocations\": [line]}", schema: ["type": "object"]),
+            result: ResultSpec("allocations", "{\"allocations\": [line]}", schema: Schema.object(["allocations": Schema.array(Schema.ref("Allocation"))])),
             writes: false)) { params, _ in
             let assetID = try await params.string("asset").asyncMap { try await database.asset($0).id }
             let goalID = try await params.string("goal").asyncMap { try await database.goal($0).id }
@@ -167,7 +175,7 @@ enum LedgerMethods {
                 .optional("asset", .reference, "only this asset"), .optional("goal", .reference, "only this goal"),
                 .optional("from", .string, "from this date or timestamp"), .optional("to", .string, "up to this date or timestamp"),
             ],
-            result: ResultSpec("history", "{\"history\": [entry]}", schema: ["type": "object"]),
+            result: ResultSpec("history", "{\"history\": [entry]}", schema: Schema.object(["history": Schema.array(Schema.ref("AllocationHistoryEntry"))])),
             writes: false)) { params, _ in
             let entries = try await database.allocationHistory(
                 asset: params.string("asset"), goal: params.string("goal"),
@@ -184,6 +192,12 @@ enum LedgerMethods {
         guard text.count <= 200 else { throw DomainError.invalidField("search", "at most 200 characters") }
         return text
     }
+
+    /// `tx.add`: the transaction, and the goal a dedicated account gave the deposit to.
+    static let addedResult = Schema.extending(Wire.components["Transaction"] ?? .null, [
+        "auto_allocated_goal_id": Schema.described(Schema.nullable(Schema.id),
+                                                   "the goal the deposit was allocated to (an account dedicated to one goal), or null"),
+    ])
 
     static func line(_ line: AssetFigures.Line, asset: Asset) -> JSONValue {
         ["asset_id": Wire.id(asset.id), "asset_name": .string(asset.name), "goal_id": Wire.id(line.goalID),

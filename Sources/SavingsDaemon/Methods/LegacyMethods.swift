@@ -20,7 +20,14 @@ enum LegacyMethods {
                      .optional("dry_run", .boolean, "report what would happen without writing"),
                      ParamSpec.progress],
             result: ResultSpec("report", "{\"dry_run\", \"already_imported\", \"steps\", \"warnings\", \"inserted\", \"already_present\", \"backup\"?}",
-                               schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
+                               schema: Schema.object([
+                                   "dry_run": Schema.boolean,
+                                   "already_imported": Schema.described(Schema.boolean, "this document was imported before: nothing is written again"),
+                                   "steps": Schema.array(Schema.object(["name": Schema.string, "counts": Schema.ref("Counts")])),
+                                   "warnings": Schema.array(Schema.string),
+                                   "inserted": Schema.ref("Counts"), "already_present": Schema.ref("Counts"),
+                                   "backup": Schema.described(Schema.string, "the backup made before writing into a database that held data"),
+                               ], optional: ["backup"])), writes: true, transfer: .upload)) { params, call in
             let file = try await IncomingFile.take(params, call: call, method: "data.legacy_import", maxBytes: maxBytes, context: context)
             let data = try file.contents(maxBytes: maxBytes)
             // A problem of the document is the field's that brought it: `upload` or `path`.
@@ -62,7 +69,10 @@ enum LegacyMethods {
         registry.register(MethodSpec(
             "data.demo", summary: "Fill an empty database with an example: goals, crypto and fiat assets, closed months, an executing month.",
             result: ResultSpec("demo", "{\"goals\", \"assets\", \"transactions\", \"closed_months\", \"executing_month\"}",
-                               schema: ["type": "object"]), writes: true)) { _, _ in
+                               schema: Schema.object([
+                                   "goals": Schema.count, "assets": Schema.count, "transactions": Schema.count, "closed_months": Schema.count,
+                                   "executing_month": Schema.month,
+                               ])), writes: true)) { _, _ in
             guard try await database.isEmpty() else {
                 throw DomainError(.conflict, "the database is not empty; the demo only fills an empty one (start savingsd with another --database)")
             }

@@ -41,7 +41,7 @@ enum LinkMethods {
                 .required("credential", .string, "the name of the credential file that holds the read-only key (never the key itself)"),
             ],
             result: ResultSpec("asset", "the asset (with link), and warnings when it already holds transactions not from the service",
-                               schema: Wire.assetSchema),
+                               schema: Schema.ref("Asset")),
             writes: true)) { params, _ in
             let service = try LinkedService(name: try params.requiredString("service"))
             let credential = try params.requiredString("credential")

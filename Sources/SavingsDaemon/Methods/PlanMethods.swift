@@ -10,7 +10,7 @@ enum PlanMethods {
         .optional("goal", .reference, "or: the goal's id or name..."),
         .optional("month", .string, "...and the month, YYYY-MM (default the current month)"),
     ]
-    static let planResult = ResultSpec("plan", "a monthly plan", schema: ["type": "object"])
+    static let planResult = ResultSpec("plan", "a monthly plan", schema: Schema.ref("Plan"))
 
     static func reference(_ params: Params, context: DaemonContext) throws -> PlanReference {
         if let plan = params.string("plan") {
@@ -56,7 +56,12 @@ enum PlanMethods {
         registry.register(MethodSpec(
             "plan.list", summary: "The month's plans; missing ones are created for the current and future months.",
             params: [.optional("month", .string, "YYYY-MM (default the current month)")],
-            result: ResultSpec("plans", "month, plans, totals, stale_count", schema: ["type": "object"]),
+            result: ResultSpec("plans", "month, plans, totals, stale_count", schema: Schema.object([
+                "month": Schema.month, "plans": Schema.array(Schema.ref("Plan")),
+                "totals": Schema.object(["planned": Schema.decimal, "currency": Schema.currency, "incomplete": Schema.boolean,
+                                         "missing_rates": Schema.array(Schema.pair)]),
+                "stale_count": Schema.count,
+            ])),
             // Creating missing plans is idempotent get-or-create, not a change a reader makes.
             writes: false)) { params, _ in
             let month = try month(params, context: context)
@@ -139,7 +144,7 @@ enum PlanMethods {
                     .optional("factor", .decimal, "0.5 to 1.5"),
                     .optional("budget", .decimal, "or: the total to fit, in the display currency"),
                 ],
-                result: ResultSpec("flex", "plans, factor, total, shortfall, surplus", schema: ["type": "object"]),
+                result: ResultSpec("flex", "plans, factor, total, shortfall, surplus", schema: Self.flexResult),
                 writes: writes)) { params, _ in
                 try await flex(params, apply: writes, context: context)
             }
@@ -149,7 +154,13 @@ enum PlanMethods {
             "plan.stale", summary: "Drafts of past months nobody executed, a page at a time.",
             params: [.optional("page", .integer(min: 1, max: nil), "1-based page"),
                      .optional("page_size", .integer(min: 1, max: 100), "items per page (default [planning] stale_page_size)")],
-            result: ResultSpec("stale", "items, total, page, pages, actions", schema: ["type": "object"]),
+            result: ResultSpec("stale", "items, total, page, pages, actions", schema: Schema.object([
+                "items": Schema.array(Schema.ref("Plan")), "total": Schema.count, "page": Schema.count, "page_size": Schema.count,
+                "pages": Schema.count,
+                "executing_months": Schema.described(Schema.array(Schema.month), "months still executing after they ended"),
+                "actions": Schema.described(Schema.object(["complete": Schema.string, "skip": Schema.string, "delete": Schema.string]),
+                                            "what each action of plan.resolve_stale does"),
+            ])),
             writes: false)) { params, _ in
             let page = params.int("page") ?? 1
             let size = params.int("page_size") ?? context.liveConfig.current.stalePageSize
@@ -172,7 +183,10 @@ enum PlanMethods {
         registry.register(MethodSpec(
             "plan.resolve_stale", summary: "Resolve a stale draft: complete, skip or delete it.",
             params: [.required("plan", .string, "the plan id"), .required("action", .string, "complete, skip or delete")],
-            result: ResultSpec("resolved", "{\"resolved\": action, \"plan\": plan|null}", schema: ["type": "object"]),
+            result: ResultSpec("resolved", "{\"resolved\": action, \"plan\": plan|null}", schema: Schema.object([
+                "resolved": Schema.enumeration(StaleAction.self),
+                "plan": Schema.described(Schema.nullable(Schema.ref("Plan")), "null after delete"),
+            ])),
             writes: true)) { params, _ in
             let actionText = try params.requiredString("action")
             guard let action = StaleAction(rawValue: actionText) else {
@@ -183,6 +197,19 @@ enum PlanMethods {
             return ["resolved": .string(action.rawValue), "plan": try await plan.asyncMap { try await encode($0, context: context) } ?? .null]
         }
     }
+
+    static let flexResult = Schema.object([
+        "month": Schema.month, "factor": Schema.decimal,
+        "plans": Schema.array(Schema.object([
+            "plan_id": Schema.id, "goal_id": Schema.id, "goal_name": Schema.string,
+            "flex_state": Schema.enumeration(MonthlyPlan.FlexState.self), "currency": Schema.currency,
+            "effective_amount": Schema.decimal, "adjusted_amount": Schema.described(Schema.decimal, "the amount after scaling"),
+        ])),
+        "total": Schema.described(Schema.decimal, "the adjusted plans' total in `currency`"), "currency": Schema.currency,
+        "shortfall": Schema.described(Schema.nullable(Schema.decimal), "how far the total stays above the budget"),
+        "surplus": Schema.described(Schema.nullable(Schema.decimal), "how far the total stays below the budget"),
+        "applied": Schema.boolean,
+    ])
 
     static func flex(_ params: Params, apply: Bool, context: DaemonContext) async throws -> JSONValue {
         let month = try month(params, context: context)

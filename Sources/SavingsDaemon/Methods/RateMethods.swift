@@ -11,7 +11,7 @@ enum RateMethods {
             "rates.refresh", summary: "Refresh rates from the configured provider now.",
             params: [.optional("wait", .boolean, "wait for the outcome (default true)"), ParamSpec.progress],
             result: ResultSpec("refresh", "{\"status\": updated|partial|failed|manual|started, \"providers\": [{provider, status, count, error?, retry_in_seconds?}]}",
-                               schema: ["type": "object"]),
+                               schema: Self.refreshResult),
             writes: true)) { params, _ in
             guard params.bool("wait") ?? true else {
                 Task { _ = await refresher.refresh() }
@@ -37,7 +37,7 @@ enum RateMethods {
             params: [.required("base", .string, "base currency"), .required("quote", .string, "quote currency"),
                      .optional("from", .string, "from this date or timestamp"), .optional("to", .string, "up to this date or timestamp"),
                      .optional("limit", .integer(min: 1, max: 10_000), "most entries (default 1000)")],
-            result: ResultSpec("history", "{\"rates\": [rate]}", schema: ["type": "object"]), writes: false)) { params, _ in
+            result: ResultSpec("history", "{\"rates\": [rate]}", schema: Schema.object(["rates": Schema.array(Schema.ref("Rate"))])), writes: false)) { params, _ in
             let now = context.clock.now()
             let rates = try await database.rateHistory(
                 base: try CurrencyCode(try params.requiredString("base"), field: "base"),
@@ -55,7 +55,7 @@ enum RateMethods {
                 .required("rate", .decimal, "how many quote units one base unit is worth, > 0"),
                 .optional("as_of", .string, "when the rate was true, ISO 8601 (default now)"),
             ],
-            result: ResultSpec("rate", "the recorded rate", schema: ["type": "object"]), writes: true)) { params, _ in
+            result: ResultSpec("rate", "the recorded rate", schema: Schema.ref("Rate")), writes: true)) { params, _ in
             let base = try CurrencyCode(try params.requiredString("base"), field: "base")
             let quote = try CurrencyCode(try params.requiredString("quote"), field: "quote")
             guard base != quote else { throw DomainError.invalidField("quote", "must differ from base") }
@@ -74,7 +74,11 @@ enum RateMethods {
                 .optional("quote", .string, "only this quote (with history)"),
                 .optional("limit", .integer(min: 1, max: 10_000), "most history entries (default 1000)"),
             ],
-            result: ResultSpec("rates", "{\"rates\": [rate], \"pivot\": code}", schema: ["type": "object"]), writes: false)) { params, _ in
+            result: ResultSpec("rates", "{\"rates\": [rate], \"pivot\": code, \"provider\": name}", schema: Schema.object([
+                "rates": Schema.array(Schema.ref("Rate")),
+                "pivot": Schema.described(Schema.currency, "the currency conversions go through when no direct rate exists"),
+                "provider": Schema.described(Schema.string, "rates.provider of the configuration"),
+            ])), writes: false)) { params, _ in
             let now = context.clock.now()
             let rates: [ExchangeRate]
             if params.bool("history") == true {
@@ -97,7 +101,13 @@ enum RateMethods {
                 .required("from", .string, "its currency"),
                 .required("to", .string, "the target currency"),
             ],
-            result: ResultSpec("conversion", "result, rate, as_of, age_seconds, path", schema: ["type": "object"]),
+            result: ResultSpec("conversion", "result, rate, as_of, age_seconds, path", schema: Schema.object([
+                "amount": Schema.decimal, "from": Schema.currency, "to": Schema.currency,
+                "result": Schema.described(Schema.decimal, "amount in `to`, rounded to its minor units"),
+                "rate": Schema.decimal, "as_of": Schema.nullable(Schema.timestamp), "age_seconds": Schema.nullable(Schema.count),
+                "path": Schema.described(Schema.array(Schema.ratePath), "the rates multiplied, `^-1` where inverted; empty from a currency to itself"),
+                "providers": Schema.array(Schema.string), "stale": Schema.boolean,
+            ])),
             writes: false)) { params, _ in
             let amount = try Amount.parse(try params.requiredDecimalText("amount"))
             let from = try CurrencyCode(try params.requiredString("from"), field: "from")
@@ -125,8 +135,8 @@ enum RateMethods {
             "dashboard.get", summary: "Every active goal with its figures, totals in one currency, this month's plan and progress, stale drafts, rate freshness.",
             params: [.optional("currency", .string, "totals in this currency (default display_currency)"),
                      .optional("goal_fields", .stringArray, "only these fields of each goal, e.g. [\"id\", \"name\", \"progress\"] (default all)")],
-            result: ResultSpec("dashboard", "goals, totals, month {month, status, currency, planned, contributed, remaining, goals, incomplete}, stale_drafts, rates, incomplete, missing_rates, onchain {watched, oldest_sync_at, failing, unreconciled, pending}",
-                               schema: ["type": "object"]),
+            result: ResultSpec("dashboard", "goals, totals, month {month, status, currency, planned, contributed, remaining, goals, incomplete}, stale_drafts, rates, incomplete, missing_rates, onchain {watched, oldest_sync_at, failing, unreconciled, pending}, linked {linked, ...}",
+                               schema: Self.dashboardResult),
             writes: false)) { params, _ in
             let currency = try params.string("currency").map { try CurrencyCode($0) } ?? context.liveConfig.current.displayCurrency
             let goalFields = try params.strings("goal_fields").map(Self.goalFields)
@@ -137,7 +147,37 @@ enum RateMethods {
         }
     }
 
-    static let knownGoalFields = Set(Wire.figuresGoalSchema["properties"]?.objectValue?.keys.map { $0 } ?? [])
+    static let refreshResult = Schema.object([
+        "status": Schema.enumeration(["updated", "partial", "failed", "manual", "started"]),
+        "providers": Schema.array(Schema.object([
+            "provider": Schema.string, "status": Schema.enumeration(["updated", "idle", "failed", "deferred"]), "count": Schema.count,
+            "error": Schema.string, "retry_in_seconds": Schema.count,
+        ], optional: ["error", "retry_in_seconds"])),
+        "count": Schema.described(Schema.count, "rates stored, over all providers"),
+        "error": Schema.described(Schema.string, "the first failure's reason"),
+        "provider": Schema.described(Schema.string, "with one provider: its name"),
+        "message": Schema.described(Schema.string, "status manual: why nothing was fetched"),
+    ], optional: ["providers", "count", "error", "provider", "message"],
+       "`wait: false` answers {status: started} at once; `manual` when no provider is configured")
+
+    static let dashboardResult = Schema.object([
+        "currency": Schema.currency,
+        "goals": Schema.described(Schema.array(Schema.object(Wire.goalProperties, optional: Set(Wire.goalProperties.keys))),
+                                  "each active goal (see Goal), with only the fields goal_fields names when given"),
+        "totals": Schema.object(["goals_total": Schema.decimal, "unallocated_value": Schema.decimal]),
+        "rates": Schema.object([
+            "count": Schema.count, "oldest_as_of": Schema.nullable(Schema.timestamp), "newest_as_of": Schema.nullable(Schema.timestamp),
+            "oldest_age_seconds": Schema.nullable(Schema.count),
+        ]),
+        "incomplete": Schema.boolean, "missing_rates": Schema.array(Schema.pair),
+        "stale": Schema.boolean, "stale_rates": Schema.array(Schema.pair),
+        "month": Schema.ref("MonthSummary"),
+        "stale_drafts": Schema.described(Schema.count, "plans of past months nobody executed (plan.stale)"),
+        "onchain": Schema.ref("OnchainSummary"),
+        "linked": Schema.ref("LinkedSummary"),
+    ])
+
+    static let knownGoalFields = Set(Wire.goalProperties.keys)
 
     /// `goal_fields` checked against the fields a dashboard goal has.
     static func goalFields(_ names: [String]) throws -> Set<String> {

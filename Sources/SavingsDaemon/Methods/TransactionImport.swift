@@ -23,7 +23,7 @@ enum TransactionImport {
                 .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase, done}} while it runs"),
             ],
             result: ResultSpec("import", "{\"rows\", \"imported\", \"already_present\", \"skipped\", \"auto_allocated\", \"assets\", \"unmapped\", \"codes_without_asset\", \"problems\", \"dry_run\", \"preview\"?}",
-                               schema: ["type": "object"]), writes: true, transfer: .upload)) { params, call in
+                               schema: Self.resultSchema), writes: true, transfer: .upload)) { params, call in
             try await importTransactions(params, call: call, context: context)
         }
     }
@@ -98,6 +98,26 @@ enum TransactionImport {
         }
         return json(result)
     }
+
+    static let resultSchema = Schema.object([
+        "rows": Schema.count, "imported": Schema.count, "already_present": Schema.count,
+        "skipped": Schema.described(Schema.count, "rows the rules skip (and rows of codes with no asset)"),
+        "auto_allocated": Schema.count, "problem_count": Schema.count,
+        "problems": Schema.described(Schema.array(Schema.object(["line": Schema.count, "reason": Schema.string])), "the first problems, by line"),
+        "dry_run": Schema.boolean,
+        "unmapped": Schema.described(Schema.map(Schema.count), "the file's asset codes no rule or asset names, with their rows"),
+        "codes_without_asset": Schema.described(Schema.map(Schema.count), "codes the rules know whose asset does not exist, with their rows"),
+        "assets": Schema.array(Schema.object([
+            "asset_id": Schema.id, "name": Schema.string, "codes": Schema.array(Schema.string),
+            "rows": Schema.count, "imported": Schema.count, "already_present": Schema.count, "skipped": Schema.count,
+            "auto_allocated": Schema.count, "total": Schema.decimal, "skipped_amount": Schema.decimal, "balance_checked": Schema.boolean,
+        ])),
+        "refused": Schema.described(Schema.boolean, "dry_run: the file would be refused as it is"),
+        "preview": Schema.described(Schema.array(Schema.object([
+            "line": Schema.count, "asset": Schema.string, "date": Schema.timestamp, "amount": Schema.decimal,
+            "note": Schema.nullable(Schema.string), "external_id": Schema.string, "already_present": Schema.boolean,
+        ])), "dry_run: the first rows as they would be stored"),
+    ], optional: ["refused", "preview"])
 
     static func json(_ result: CSVImportResult) -> JSONValue {
         var answer: [String: JSONValue] = [

@@ -32,6 +32,22 @@ enum WatchMethods {
         ]
     }
 
+    /// `asset.sync`: per asset, what a chain's sync did, what a linked account's did, or why it failed.
+    static let syncResult = Schema.object(["assets": Schema.array(Schema.oneOf([
+        Schema.object([
+            "asset": Schema.ref("AssetName"), "added": Schema.count,
+            "removed": Schema.described(Schema.array(Schema.string), "txids no longer listed in a block"),
+            "pending": Schema.array(Schema.ref("PendingTransaction")), "balance": Schema.decimal, "reported_balance": Schema.decimal,
+            "reconciled": Schema.boolean, "height": Schema.nullable(Schema.count),
+        ], "a chain's sync"),
+        Schema.object([
+            "asset": Schema.ref("AssetName"), "service": Schema.enumeration(LinkedService.self), "added": Schema.count,
+            "removed": Schema.described(Schema.array(Schema.string), "the service's ids of rows it no longer lists"),
+            "balance": Schema.decimal, "reported_balance": Schema.decimal, "reconciled": Schema.boolean,
+        ], "a linked account's sync"),
+        Schema.object(["asset": Schema.ref("AssetName"), "error": Schema.string], "a sync that failed (when several assets were synced)"),
+    ]))])
+
     static func register(into registry: inout MethodRegistry, context: DaemonContext, syncers: Syncers) {
         let syncer = syncers.chains
         let database = context.database
@@ -47,7 +63,7 @@ enum WatchMethods {
                 .optional("min_confirmations", .integer(min: 1, max: WatchTarget.maxConfirmations), "confirmations before a transaction counts (default 1)"),
             ],
             result: ResultSpec("asset", "the asset (with watch), and warnings when it already holds transactions not from the chain",
-                               schema: Wire.assetSchema),
+                               schema: Schema.ref("Asset")),
             writes: true)) { params, _ in
             let chain = try Chain(name: try params.requiredString("chain"))
             let target = try WatchTarget(chain: chain, xpub: params.string("xpub"), addresses: params.strings("addresses") ?? [],
@@ -80,7 +96,7 @@ enum WatchMethods {
                 .optional("progress", .boolean, "send progress notifications {method: \"progress\", params: {phase: \"pages\", done, total}} while a long chain history is read"),
             ],
             result: ResultSpec("synced", "{\"assets\": [{asset, added, removed, pending, balance, reported_balance, reconciled, height} | {asset, service, added, removed, balance, reported_balance, reconciled} | {asset, error}]}",
-                               schema: ["type": "object"]),
+                               schema: Self.syncResult),
             writes: true)) { params, call in
             var assets: [Asset] = []
             let links = try await database.links()
