@@ -95,7 +95,9 @@ import Testing
         // The mempool one confirms, into an asset now dedicated to a goal: the allocation grows
         // with it, and this month's derived contribution counts it at its block time.
         _ = try daemon.call("goal.create", ["name": "Stack", "currency": "BTC", "target_amount": "10", "deadline": "2031-01-01"])
-        _ = try daemon.call("allocation.set", ["asset": "Cold", "goal": "Stack", "amount": .string(confirmed)])
+        let allocated = try daemon.call("allocation.set", ["asset": "Cold", "goal": "Stack", "amount": .string(confirmed)])
+        // The asset an allocation returns is the same object asset.get returns: its watch included.
+        #expect(allocated["asset"]?["watch"]?["chain"] == "bitcoin")
         var wallet = Self.wallet(tip: tip + 1)
         wallet[0]["blockHeight"] = tip + 1
         wallet[0]["confirmations"] = 1

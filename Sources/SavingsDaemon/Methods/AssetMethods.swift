@@ -13,6 +13,13 @@ enum AssetMethods {
         guard let figures = valuation.asset(asset.id, valueCurrency: context.liveConfig.current.displayCurrency) else {
             throw DomainError.notFound("asset", asset.name)
         }
+        return try await encode(figures, context: context)
+    }
+
+    /// The asset object of these figures, with the chain it watches or the account it is linked to:
+    /// the same object whichever method returns it.
+    static func encode(_ figures: AssetFigures, context: DaemonContext) async throws -> JSONValue {
+        let asset = figures.asset
         let watch = try await context.database.watch(asset: asset.id.uuidString).1
         let link = try await context.database.link(asset: asset.id.uuidString).1
         return Wire.asset(figures, watch: watch.map { watchJSON($0, asset: asset, context: context) } ?? .null,

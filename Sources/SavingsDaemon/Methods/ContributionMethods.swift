@@ -53,7 +53,9 @@ enum ContributionMethods {
             return [
                 "contribution_id": Wire.id(contribution.id),
                 "transaction": Wire.transaction(contribution.transaction, asset: contribution.asset),
-                "asset": valuation.asset(contribution.asset.id, valueCurrency: currency).map { Wire.asset($0) } ?? .null,
+                "asset": try await valuation.asset(contribution.asset.id, valueCurrency: currency).asyncMap {
+                    try await AssetMethods.encode($0, context: context)
+                } ?? .null,
                 "asset_created": .bool(contribution.assetCreated),
                 "goal": context.goalJSON(valuation.figures(for: contribution.goal)),
             ]

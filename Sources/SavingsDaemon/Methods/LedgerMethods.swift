@@ -208,7 +208,7 @@ enum LedgerMethods {
     static func allocationResult(assetID: UUID, goals: [(key: String, goalID: UUID)], context: DaemonContext) async throws -> JSONValue {
         let valuation = try await context.valuation()
         guard let figures = valuation.asset(assetID, valueCurrency: context.liveConfig.current.displayCurrency) else { return .null }
-        var result: [String: JSONValue] = ["asset": Wire.asset(figures)]
+        var result: [String: JSONValue] = ["asset": try await AssetMethods.encode(figures, context: context)]
         for (key, goalID) in goals {
             let existing = figures.allocations.first { $0.goalID == goalID }
             let goalName = valuation.portfolio.goals.first { $0.id == goalID }?.name ?? ""
