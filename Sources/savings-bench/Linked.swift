@@ -56,10 +56,13 @@ func linkedFigures(work: String, savingsd: String, rows: Int) throws -> [Figure]
 
 /// `savings-bench --linked`: the linked account's row alone, on a fresh daemon (for profiling it
 /// by hand), printed; then the run ends. `exit` runs no `defer`: the work directory goes before.
-func measureLinkedAlone(savingsd: String, smoke: Bool) throws -> Never {
-    let work = NSTemporaryDirectory() + "savings-bench-linked-\(getpid())"
+/// One part of the benchmark measured alone (--linked, --onchain), on a daemon of its own, with
+/// the dataset's number of rows; prints its figures and exits, its work directory removed.
+func measureAlone(_ part: String, savingsd: String, smoke: Bool,
+                  _ measure: (_ work: String, _ savingsd: String, _ rows: Int) throws -> [Figure]) throws -> Never {
+    let work = NSTemporaryDirectory() + "savings-bench-\(part)-\(getpid())"
     let signals = stopCleanlyOnSignals(work: { work }, keep: false)
-    let figures = Result { try linkedFigures(work: work, savingsd: savingsd, rows: (smoke ? DatasetSize.smoke : DatasetSize.full).chainTransactions) }
+    let figures = Result { try measure(work, savingsd, (smoke ? DatasetSize.smoke : DatasetSize.full).chainTransactions) }
     try? FileManager.default.removeItem(atPath: work)
     withExtendedLifetime(signals) {}
     for figure in try figures.get() {

@@ -12,4 +12,5 @@ struct BenchOptions: ParsableCommand {
     @Option(help: ArgumentHelp("Measure only the web view's figures, against the daemon already serving this socket.", valueName: "socket"))
     var web: String?
     @Flag(help: "Measure only the first sync of a linked Kraken account, on a daemon of its own.") var linked = false
+    @Flag(help: "Measure only the first sync and re-sync of an xpub from a loopback Blockbook, on a daemon of its own.") var onchain = false
 }

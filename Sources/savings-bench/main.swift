@@ -8,7 +8,7 @@ import Glibc
 // savings-bench: builds a dataset through savingsd's public import methods, measures the
 // figures of BENCHMARKS.md against baselines measured in the same run, and writes the table.
 // Its options (`BenchOptions`, `savings-bench --help`): --smoke, --keep, --output FILE, and two
-// modes measuring a part alone, --web SOCKET and --linked.
+// modes measuring a part alone, --web SOCKET, --linked and --onchain.
 
 signal(SIGPIPE, SIG_IGN)
 
@@ -24,7 +24,8 @@ if let socket = options.web {
     }
     exit(0)
 }
-if options.linked { try measureLinkedAlone(savingsd: binaries + "/savingsd", smoke: smoke) }
+if options.linked { try measureAlone("linked", savingsd: binaries + "/savingsd", smoke: smoke) { try linkedFigures(work: $0, savingsd: $1, rows: $2) } }
+if options.onchain { try measureAlone("onchain", savingsd: binaries + "/savingsd", smoke: smoke) { try onchainFigures(work: $0, savingsd: $1, transactions: $2) } }
 let size = smoke ? DatasetSize.smoke : DatasetSize.full
 let savingsd = binaries + "/savingsd"
 let echoServer = binaries + "/bench-echo"
