@@ -100,6 +100,8 @@ let package = Package(
             name: "savings-bench",
             dependencies: [
                 "SavingsCore", "SavingsRPC",
+                // The upgrade figure's v11 copy takes its tables from the store's own migrations.
+                "SavingsStore",
                 // --help and the refusal of unknown arguments, as the other executables do.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The loopback block explorer of the chain-sync figures.

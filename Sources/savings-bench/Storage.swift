@@ -1,6 +1,7 @@
 import Foundation
 import SavingsCore
 import SavingsRPC
+import SavingsStore
 
 // What the benchmark's rows take on disk, and the upgrade of a database as the previous schema
 // (v11) kept them.
@@ -57,130 +58,68 @@ func writeV11Copy(of database: String, to copy: String, sqlite3: String, work: S
     }
     try out.close()
     try? FileManager.default.removeItem(atPath: rows)
-    // v11's own definitions (schema v2 and v6); its balance triggers call savingsd's decimal
-    // addition, so they are made after the rows are in (the totals are already right).
+    // v11's own definitions, from the store's migrations run up to v11 on an empty file. The
+    // balance triggers call savingsd's decimal addition, so they are made after the rows are in
+    // (the totals are already right).
+    let replaced = ["allocation_history", "monthly_plan", "legacy_contribution", "asset_transaction", "contribution"]
+    let v11 = try EarlierSchema.write(at: work + "/v11-template.db", upTo: EarlierSchema.v11)
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: work + "/v11-template.db" + suffix) }
+    func definitions(_ type: String) -> String {
+        v11.filter { $0.type == type && replaced.contains($0.table) }.map { $0.sql + ";" }.joined(separator: "\n")
+    }
+    guard v11.filter({ $0.type == "table" && replaced.contains($0.name) }).count == replaced.count else {
+        throw BenchError("schema v11 lacks one of \(replaced.joined(separator: ", "))")
+    }
     try run(sqlite3, [copy], input: """
         PRAGMA foreign_keys = OFF;
         BEGIN;
+        CREATE TEMP TABLE history_rows AS
+            SELECT \(publicIDSQL(tag: 1, ref: "h.ref", uuid: "h.uuid")) AS id,
+                   r.id AS asset_id, g.id AS goal_id, h.amount AS amount,
+                   strftime('%Y-%m-%dT%H:%M:%S', h.timestamp / 1000, 'unixepoch') || printf('.%03dZ', h.timestamp % 1000) AS timestamp,
+                   strftime('%Y-%m-%dT%H:%M:%S', h.created_at / 1000, 'unixepoch') || printf('.%03dZ', h.created_at % 1000) AS created_at,
+                   h.month_label AS month_label
+              FROM allocation_history h JOIN asset_ref r ON r.ref = h.asset JOIN goal_ref g ON g.ref = h.goal ORDER BY h.ref;
+        CREATE TEMP TABLE plan_rows AS
+            SELECT \(publicIDSQL(tag: 2, ref: "p.ref", uuid: "p.uuid")) AS id, g.id AS goal_id, p.month_label, p.currency, p.required_monthly,
+                   p.remaining_amount, p.months_remaining, p.status, p.state, p.custom_amount, p.is_protected, p.is_skipped, p.needs_review,
+                   p.created_at, p.updated_at
+              FROM monthly_plan p JOIN goal_ref g ON g.ref = p.goal ORDER BY p.ref;
+        CREATE TEMP TABLE legacy_rows AS
+            SELECT l.id, l.goal_id, l.asset_id, CASE WHEN p.ref IS NULL THEN NULL ELSE \(publicIDSQL(tag: 2, ref: "p.ref", uuid: "p.uuid")) END AS plan_id,
+                   l.amount, l.currency, l.date, l.month_label, l.source_type, l.created_at
+              FROM legacy_contribution l LEFT JOIN monthly_plan p ON p.ref = l.plan_ref ORDER BY l.rowid;
+        CREATE TEMP TABLE staged (id, asset_id, amount, date, source, note, external_id, created_at);
+        .import --csv \(staged) staged
         DROP TABLE asset_transaction;
         DROP TABLE transaction_counter;
         DROP TABLE contribution;
         DROP TABLE contribution_counter;
         DROP TRIGGER asset_ref_after_insert;
-        CREATE TABLE history_v11 (
-            id TEXT PRIMARY KEY NOT NULL,
-            asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
-            goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
-            amount TEXT NOT NULL,
-            timestamp TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            month_label TEXT NOT NULL
-        );
-        INSERT INTO history_v11
-            SELECT \(publicIDSQL(tag: 1, ref: "h.ref", uuid: "h.uuid")),
-                   r.id, g.id, h.amount,
-                   strftime('%Y-%m-%dT%H:%M:%S', h.timestamp / 1000, 'unixepoch') || printf('.%03dZ', h.timestamp % 1000),
-                   strftime('%Y-%m-%dT%H:%M:%S', h.created_at / 1000, 'unixepoch') || printf('.%03dZ', h.created_at % 1000),
-                   h.month_label
-              FROM allocation_history h JOIN asset_ref r ON r.ref = h.asset JOIN goal_ref g ON g.ref = h.goal ORDER BY h.ref;
-        CREATE TABLE plan_v11 (
-            id TEXT PRIMARY KEY NOT NULL,
-            goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
-            month_label TEXT NOT NULL,
-            currency TEXT NOT NULL,
-            required_monthly TEXT NOT NULL,
-            remaining_amount TEXT NOT NULL,
-            months_remaining INTEGER NOT NULL,
-            status TEXT NOT NULL CHECK (status IN ('on_track', 'attention', 'critical', 'completed')),
-            state TEXT NOT NULL CHECK (state IN ('draft', 'executing', 'completed')),
-            custom_amount TEXT,
-            is_protected INTEGER NOT NULL DEFAULT 0,
-            is_skipped INTEGER NOT NULL DEFAULT 0,
-            needs_review INTEGER NOT NULL DEFAULT 0,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            UNIQUE (goal_id, month_label)
-        );
-        INSERT INTO plan_v11
-            SELECT \(publicIDSQL(tag: 2, ref: "p.ref", uuid: "p.uuid")), g.id, p.month_label, p.currency, p.required_monthly, p.remaining_amount,
-                   p.months_remaining, p.status, p.state, p.custom_amount, p.is_protected, p.is_skipped, p.needs_review, p.created_at, p.updated_at
-              FROM monthly_plan p JOIN goal_ref g ON g.ref = p.goal ORDER BY p.ref;
-        CREATE TABLE legacy_v11 (
-            id TEXT PRIMARY KEY NOT NULL,
-            goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
-            asset_id TEXT REFERENCES asset(id) ON DELETE SET NULL,
-            plan_id TEXT REFERENCES monthly_plan(id) ON DELETE SET NULL,
-            amount TEXT NOT NULL,
-            currency TEXT NOT NULL,
-            date TEXT NOT NULL,
-            month_label TEXT NOT NULL,
-            source_type TEXT,
-            created_at TEXT NOT NULL
-        );
-        INSERT INTO legacy_v11
-            SELECT l.id, l.goal_id, l.asset_id, CASE WHEN p.ref IS NULL THEN NULL ELSE \(publicIDSQL(tag: 2, ref: "p.ref", uuid: "p.uuid")) END,
-                   l.amount, l.currency, l.date, l.month_label, l.source_type, l.created_at
-              FROM legacy_contribution l LEFT JOIN monthly_plan p ON p.ref = l.plan_ref ORDER BY l.rowid;
         DROP TABLE legacy_contribution;
         DROP TABLE monthly_plan;
         DROP TABLE plan_counter;
-        ALTER TABLE plan_v11 RENAME TO monthly_plan;
-        ALTER TABLE legacy_v11 RENAME TO legacy_contribution;
-        CREATE INDEX monthly_plan_by_month ON monthly_plan(month_label, state);
-        CREATE INDEX monthly_plan_by_state ON monthly_plan(state, month_label);
-        CREATE INDEX legacy_contribution_by_goal ON legacy_contribution(goal_id, month_label);
         DROP TABLE allocation_history;
         DROP TABLE history_counter;
         DROP TRIGGER goal_ref_after_insert;
         DROP TABLE goal_ref;
-        ALTER TABLE history_v11 RENAME TO allocation_history;
-        CREATE INDEX allocation_history_by_pair ON allocation_history(asset_id, goal_id, timestamp, created_at);
-        CREATE INDEX allocation_history_by_goal ON allocation_history(goal_id, timestamp);
-        CREATE INDEX allocation_history_by_asset_time ON allocation_history(asset_id, timestamp);
-        CREATE INDEX allocation_history_by_pair_created ON allocation_history(asset_id, goal_id, created_at);
         DROP TABLE asset_ref;
-        CREATE TABLE asset_transaction (
-            id TEXT PRIMARY KEY NOT NULL,
-            asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
-            amount TEXT NOT NULL,
-            date TEXT NOT NULL,
-            source TEXT NOT NULL CHECK (source IN ('manual', 'onchain', 'import')),
-            note TEXT,
-            external_id TEXT,
-            created_at TEXT NOT NULL,
-            UNIQUE (asset_id, external_id)
-        );
-        CREATE TABLE contribution (
-            id TEXT PRIMARY KEY NOT NULL,
-            goal_id TEXT NOT NULL REFERENCES goal(id) ON DELETE CASCADE,
-            asset_id TEXT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
-            transaction_id TEXT REFERENCES asset_transaction(id) ON DELETE SET NULL,
-            history_id TEXT REFERENCES allocation_history(id) ON DELETE SET NULL,
-            amount TEXT NOT NULL,
-            date TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            undone_at TEXT
-        );
-        CREATE TEMP TABLE staged (id, asset_id, amount, date, source, note, external_id, created_at);
-        .import --csv \(staged) staged
-        INSERT INTO asset_transaction SELECT id, asset_id, amount, date, source, NULLIF(note, ''), NULLIF(external_id, ''), created_at FROM staged;
-        CREATE INDEX asset_transaction_by_asset_date ON asset_transaction(asset_id, date, amount);
-        CREATE TRIGGER asset_balance_after_insert AFTER INSERT ON asset_transaction BEGIN
-            INSERT INTO asset_balance (asset_id, total) VALUES (NEW.asset_id, NEW.amount)
-            ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount);
-        END;
-        CREATE TRIGGER asset_balance_after_delete AFTER DELETE ON asset_transaction BEGIN
-            UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount) WHERE asset_id = OLD.asset_id;
-        END;
-        CREATE TRIGGER asset_balance_after_update AFTER UPDATE OF amount, asset_id ON asset_transaction BEGIN
-            UPDATE asset_balance SET total = decimal_add(total, '-' || OLD.amount) WHERE asset_id = OLD.asset_id;
-            INSERT INTO asset_balance (asset_id, total) VALUES (NEW.asset_id, NEW.amount)
-            ON CONFLICT(asset_id) DO UPDATE SET total = decimal_add(total, NEW.amount);
-        END;
-        ALTER TABLE asset_balance DROP COLUMN newest;
         DROP TABLE asset_link;
+        \(definitions("table"))
+        INSERT INTO allocation_history (id, asset_id, goal_id, amount, timestamp, created_at, month_label)
+            SELECT id, asset_id, goal_id, amount, timestamp, created_at, month_label FROM history_rows;
+        INSERT INTO monthly_plan (id, goal_id, month_label, currency, required_monthly, remaining_amount, months_remaining, status, state,
+                                  custom_amount, is_protected, is_skipped, needs_review, created_at, updated_at)
+            SELECT * FROM plan_rows;
+        INSERT INTO legacy_contribution (id, goal_id, asset_id, plan_id, amount, currency, date, month_label, source_type, created_at)
+            SELECT * FROM legacy_rows;
+        INSERT INTO asset_transaction (id, asset_id, amount, date, source, note, external_id, created_at)
+            SELECT id, asset_id, amount, date, source, NULLIF(note, ''), NULLIF(external_id, ''), created_at FROM staged;
+        \(definitions("index"))
+        \(definitions("trigger"))
+        ALTER TABLE asset_balance DROP COLUMN newest;
         -- Every migration after v11 is to run again, whatever their number by now.
-        DELETE FROM grdb_migrations WHERE rowid > (SELECT rowid FROM grdb_migrations WHERE identifier = 'v11-onchain-watch');
+        DELETE FROM grdb_migrations WHERE rowid > (SELECT rowid FROM grdb_migrations WHERE identifier = '\(EarlierSchema.v11)');
         COMMIT;
         VACUUM;
         """)

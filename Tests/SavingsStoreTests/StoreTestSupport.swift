@@ -13,10 +13,10 @@ enum StoreTestSupport {
 
     /// Writes a database as an earlier release left it: migrated up to `migration`, then `body`.
     static func writeDatabase(at path: String, upTo migration: String, _ body: (Database) throws -> Void) throws {
+        try EarlierSchema.write(at: path, upTo: migration)
         var configuration = Configuration()
         configuration.prepareDatabase { db in for function in Schema.functions { db.add(function: function) } }
         let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Schema.migrator.migrate(queue, upTo: migration)
         try queue.write(body)
         try queue.close()
     }
