@@ -25,6 +25,10 @@ public struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private let maxDepth: Int
+    /// The only members objects keep (at any depth); the others are stepped over unread.
+    private var keeping: Set<String>?
+    /// Where the value being parsed must end: a member stepped over never reads past it.
+    private var end = Int.max
 
     private init(bytes: [UInt8], maxDepth: Int) {
         self.bytes = bytes
@@ -38,6 +42,22 @@ public struct JSONParser {
     /// The value in `bytes[range]` (whitespace around it allowed), nothing else there.
     public static func parse(_ bytes: [UInt8], in range: Range<Int>, maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.index = range.lowerBound
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace(before: range.upperBound)
+        guard parser.index == range.upperBound else { throw parser.failure("unexpected data after the JSON value") }
+        return value
+    }
+
+    /// The value in `bytes[range]`, its objects holding only the members named in `keeping`, at
+    /// any depth: the others are stepped over to their end (strings whole, brackets matched)
+    /// and neither checked nor kept. For an outside answer of which a few fields are used.
+    public static func parse(_ bytes: [UInt8], in range: Range<Int>, keeping: Set<String>,
+                             maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.keeping = keeping
+        parser.end = range.upperBound
         parser.index = range.lowerBound
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -94,6 +114,9 @@ public struct JSONParser {
             index += 1
             return .object(object)
         }
+        // Room for a typical object's members at once: growing from nothing rehashes every key
+        // at each doubling (a provider's page is thousands of small objects).
+        object.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
@@ -103,10 +126,14 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
             skipWhitespace()
-            // One lookup: the member goes in, and an earlier one of the same key refuses the text
-            // (reported where the repeated key ends).
-            guard object.updateValue(try parseValue(depth: depth), forKey: key) == nil else {
-                throw Failure(message: "duplicate key \"\(key)\"", offset: afterKey)
+            if let keeping, !keeping.contains(key) {
+                guard index < bytes.count, skipValue(before: min(end, bytes.count)) else { throw failure("unexpected end of input") }
+            } else {
+                // One lookup: the member goes in, and an earlier one of the same key refuses the
+                // text (reported where the repeated key ends).
+                guard object.updateValue(try parseValue(depth: depth), forKey: key) == nil else {
+                    throw Failure(message: "duplicate key \"\(key)\"", offset: afterKey)
+                }
             }
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input") }

@@ -168,6 +168,33 @@ extension WatchTarget {
         let net = try ChainTransaction.net(credits: ["20000000"], debits: ["50000000"], decimals: 8)
         #expect(net == Decimal(string: "-0.3"))
     }
+
+    /// Values that fit a machine integer add up as integers; the sum is the decimal path's, to
+    /// the last unit, and what does not fit (19 digits and more, an overflow, a sign, a point)
+    /// goes the decimal way, which refuses what is not an amount.
+    @Test func theIntegerNetIsTheDecimalNet() throws {
+        func decimalNet(_ credits: [String], _ debits: [String], _ decimals: Int) throws -> Decimal {
+            var total = Decimal(0)
+            for value in credits { total += try SmallestUnit.amount(value, decimals: decimals) }
+            for value in debits { total -= try SmallestUnit.amount(value, decimals: decimals) }
+            return total
+        }
+        var generator = SeededGenerator(state: 51)
+        for _ in 0..<2_000 {
+            let credits = (0..<Int.random(in: 0...3, using: &generator)).map { _ in String(UInt64.random(in: 0...999_999_999_999_999_999, using: &generator)) }
+            let debits = (0..<Int.random(in: 0...3, using: &generator)).map { _ in String(UInt64.random(in: 0...99_999_999, using: &generator)) }
+            let decimals = [0, 8, 18][Int.random(in: 0...2, using: &generator)]
+            #expect(try ChainTransaction.net(credits: credits, debits: debits, decimals: decimals) == (try decimalNet(credits, debits, decimals)))
+        }
+        #expect(ChainTransaction.integerNet(credits: ["999999999999999999", "999999999999999999"], debits: []) == 1_999_999_999_999_999_998)
+        #expect(ChainTransaction.integerNet(credits: ["1000000000000000000"], debits: []) == nil, "19 digits")
+        #expect(ChainTransaction.integerNet(credits: Array(repeating: "999999999999999999", count: 10), debits: []) == nil, "overflow")
+        #expect(ChainTransaction.integerNet(credits: ["-5"], debits: []) == nil)
+        #expect(try ChainTransaction.net(credits: ["1000000000000000000000"], debits: ["1"], decimals: 18) == Decimal(string: "999.999999999999999999"))
+        #expect(throws: DomainError.self) { try ChainTransaction.net(credits: ["1.5"], debits: [], decimals: 8) }
+        #expect(throws: DomainError.self) { try ChainTransaction.net(credits: ["5"], debits: [], decimals: 24) }
+        #expect(try ChainTransaction.net(credits: [], debits: [], decimals: 8) == 0)
+    }
 }
 
 @Suite struct ChainSyncPlanTests {

@@ -10,6 +10,23 @@ import Testing
         #expect(value["d"] == .number("12345678901234567890.123456789"))
     }
 
+    /// Parsing with `keeping`: at every depth only the named members are kept; the others are
+    /// stepped over whatever they hold (brackets and quotes inside strings included), and the
+    /// text around them is still checked; a member never reads past the range given.
+    @Test func keepingOnlyTheNamedMembers() throws {
+        let text = Array(#"{"txid":"ab","hex":"{[\\\"]","vin":[{"value":"5","txid":"cd","n":0}],"blockHash":[{"x":[1,2]},"}"],"n":-1.5e3}"#.utf8)
+        let kept = try JSONParser.parse(text, in: 0..<text.count, keeping: ["txid", "vin", "value"])
+        #expect(kept == ["txid": "ab", "vin": [["value": "5", "txid": "cd"]]])
+        for broken in [#"{"txid":"ab","hex":}"#, #"{"txid":"ab","hex":"x""#, #"{"txid":"ab","hex":"x" "n":1}"#, #"{"hex":[1,2}"#] {
+            let bytes = Array(broken.utf8)
+            #expect(throws: JSONParser.Failure.self, "\(broken)") { try JSONParser.parse(bytes, in: 0..<bytes.count, keeping: ["txid"]) }
+        }
+        // Two elements side by side: the first, given alone, cannot run on into the second.
+        let pair = Array(#"{"a":1,"hex":[1,{"b":2}]},{"a":2}"#.utf8)
+        #expect(try JSONParser.parse(pair, in: 0..<25, keeping: ["a"]) == ["a": 1])
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(pair, in: 0..<20, keeping: ["a"]) }
+    }
+
     @Test func stringsDecodeEscapesAndSurrogates() throws {
         let value = try JSONParser.parse(#"["a\"b\\c\/\n\t", "\u00e9\ud83d\ude00", "plain é"]"#)
         #expect(value == .array([.string("a\"b\\c/\n\t"), .string("é😀"), .string("plain é")]))

@@ -19,8 +19,9 @@ struct BlockbookSession: ChainSession {
     static let pageSize = 1000
     /// Listing pages asked for at once.
     static let listingRequests = 4
-    /// Pages fetched ahead of the one being stored.
-    static let readAhead = 1
+    /// Pages fetched ahead of the one being stored: two, so that on two cores two pages are
+    /// read while one is stored (with one, each page's reading stood between two stores).
+    static let readAhead = 2
 
     /// The accounts asked about: the key, or each address.
     private var accounts: [(path: String, own: String?)] {
@@ -194,13 +195,21 @@ struct BlockbookSession: ChainSession {
             return try await OffPool.run {
                 let answer = try ChainJSON.Object(bytes, what: "account")
                 var transactions: [ChainTransaction] = []
-                try answer.forEach(in: "transactions") { transactions.append(try transaction($0)) }
+                try answer.forEach(in: "transactions", keeping: Self.transactionFields) { transactions.append(try transaction($0)) }
                 let (pages, total) = try Self.pageCount(answer, maxTransactions: maxTransactions)
                 let number = try ChainJSON.count(answer["page"], "page", in: 1...Self.maxPages(maxTransactions)) ?? page
                 return ChainPage(transactions: transactions, page: number, pages: pages, total: total)
             }
         }
     }
+
+    /// The members of a transaction (and of its inputs, outputs and transfers) `transaction`
+    /// reads; the others of a page (hashes, scripts, sizes, the inputs' previous txids) are
+    /// stepped over unparsed.
+    static let transactionFields: Set<String> = [
+        "txid", "confirmations", "blockHeight", "blockTime", "vin", "vout", "value", "fees", "addresses", "isOwn",
+        "ethereumSpecific", "status", "internalTransfers", "tokenTransfers", "contract", "decimals", "from", "to",
+    ]
 
     func transaction(_ item: JSONValue) throws -> ChainTransaction {
         let txid = try ChainJSON.txid(item["txid"], chain: target.chain)

@@ -100,20 +100,22 @@ enum ChainJSON {
         }
 
         /// The elements of the list `key` holds, each handed to `body` as it is parsed.
-        func forEach(in key: String, _ body: (JSONValue) throws -> Void) throws {
+        func forEach(in key: String, keeping: Set<String>? = nil, _ body: (JSONValue) throws -> Void) throws {
             guard let range = members[key] else { return }
-            try ChainJSON.forEach(in: bytes, range: range, what: "\(key) in the \(what)", body)
+            try ChainJSON.forEach(in: bytes, range: range, what: "\(key) in the \(what)", keeping: keeping, body)
         }
     }
 
     /// Parses the elements of the list `bytes[range]` one at a time.
-    static func forEach(in bytes: [UInt8], range: Range<Int>? = nil, what: String, _ body: (JSONValue) throws -> Void) throws {
+    /// With `keeping`, each element's objects hold only those members (`JSONParser.parse(_:in:keeping:)`).
+    static func forEach(in bytes: [UInt8], range: Range<Int>? = nil, what: String, keeping: Set<String>? = nil,
+                        _ body: (JSONValue) throws -> Void) throws {
         guard let elements = JSONParser.elements(of: bytes, in: range) else { throw ProviderFailure("\(what) answer is not a JSON list") }
         for element in elements {
             guard element.count <= maxTransactionBytes else { throw ProviderFailure("an element of \(what) answer is larger than \(maxTransactionBytes) bytes") }
             let value: JSONValue
             do {
-                value = try JSONParser.parse(bytes, in: element)
+                value = try keeping.map { try JSONParser.parse(bytes, in: element, keeping: $0) } ?? JSONParser.parse(bytes, in: element)
             } catch {
                 throw ProviderFailure("\(what) answer is not JSON")
             }
