@@ -36,10 +36,17 @@ protocol ChainSession: Sendable {
     /// Lists the set's transactions; `stored` (the txids savingsd holds from earlier syncs) lets
     /// a provider without a cheap listing stop where the history is settled and known.
     func listing(stored: Set<String>) async throws -> ChainListing
+    /// What a first sync needs of the listing while its walk reads every transaction itself:
+    /// the balance and the height (by default, the whole listing).
+    func summary() async throws -> ChainListing
     /// Walks the transactions with details, newest first, from page `from`; `body` gets each
     /// page and says whether to go on. With `readAhead` the next page is fetched while `body`
     /// stores the current one (a long walk); without, nothing is asked that may not be needed.
     func details(from page: Int, readAhead: Bool, _ body: @Sendable (ChainPage) async throws -> Bool) async throws
+}
+
+extension ChainSession {
+    func summary() async throws -> ChainListing { try await listing(stored: []) }
 }
 
 /// A chain's provider as the configuration names it (`[onchain.CHAIN]`).

@@ -201,9 +201,10 @@ actor ChainSyncer {
         let listing: ChainListing
         let walk: WalkState
         if stored.isEmpty, watch.pending.isEmpty, session.walksWithoutListing {
-            // A first sync: everything the walk finds is new, and the listing runs beside it.
+            // A first sync: everything the walk finds is new, and beside it only what the
+            // listing adds to the walk (the balance, the height) is asked for.
             walk = WalkState(remaining: nil)
-            async let listed = session.listing(stored: stored)
+            async let listed = session.summary()
             try await details(walk, from: 1)
             listing = try await listed
         } else {
