@@ -107,6 +107,8 @@ let package = Package(
                 // The loopback block explorer of the chain-sync figures.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The SwiftNIO line echo of the one-CPU round trips decodes lines as savingsd does.
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),
         // Fuzz targets over what comes from outside (make fuzz: libFuzzer; built plainly it replays the corpus, make test).

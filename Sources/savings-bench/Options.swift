@@ -13,4 +13,6 @@ struct BenchOptions: ParsableCommand {
     var web: String?
     @Flag(help: "Measure only the first sync of a linked Kraken account, on a daemon of its own.") var linked = false
     @Flag(help: "Measure only the first sync and re-sync of an xpub from a loopback Blockbook, on a daemon of its own.") var onchain = false
+    @Option(help: ArgumentHelp("Serve a SwiftNIO line echo on this socket (the benchmark starts it itself).", valueName: "socket", visibility: .hidden))
+    var nioEcho: String?
 }

@@ -18,6 +18,7 @@ let smoke = options.smoke
 let keep = options.keep
 let output = options.output
 let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+if let socket = options.nioEcho { try runNIOEcho(socket: socket) }
 if let socket = options.web {
     for figure in try webFigures(socket: socket, savingsWeb: binaries + "/savings-web", runs: 100) {
         print("\(figure.name): \(figure.median) (p99 \(figure.p99)); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
@@ -197,6 +198,37 @@ for placement in placements {
                           ratio: ratio(pingSamples.median / echoSamples.median), target: pinned ? "≤ 1.5×" : "—",
                           met: pinned ? pingSamples.median / echoSamples.median <= 1.5 : nil))
     if !pinned { (sequentialEcho, sequentialPing) = (echoSamples, pingSamples) }
+}
+// What the one-CPU ratio is made of: the least a SwiftNIO server does per line (event loop, line
+// decoder, write) against the C echo, and daemon.ping against that, all on one CPU.
+do {
+    let nioEcho = Process()
+    nioEcho.executableURL = URL(fileURLWithPath: binaries + "/savings-bench")
+    nioEcho.arguments = ["--nio-echo", work + "/nio-echo.sock"]
+    let nioOut = Pipe()
+    nioEcho.standardOutput = nioOut
+    try Children.run(nioEcho)
+    defer { nioEcho.terminate() }
+    _ = nioOut.fileHandleForReading.availableData  // "ready"
+    let nioSocket = try LineSocket(path: work + "/nio-echo.sock")
+    for process in [echo.processIdentifier, nioEcho.processIdentifier, daemon.process.processIdentifier] {
+        try Placement.pin(process: process, to: [cpus[0]])
+    }
+    try Placement.pin(thread: 0, to: [cpus[0]])
+    var cSamples = Samples(), nioSamples = Samples(), pingSamples = Samples()
+    for _ in 0..<rounds {
+        cSamples.values += try measure(echoSocket, ping, runs: pings / rounds, warmup: 100).values
+        nioSamples.values += try measure(nioSocket, ping, runs: pings / rounds, warmup: 100).values
+        pingSamples.values += try measure(pingSocket, ping, runs: pings / rounds, warmup: 100).values
+    }
+    for process in [echo.processIdentifier, daemon.process.processIdentifier] { try? Placement.pin(process: process, to: cpus) }
+    try? Placement.pin(thread: 0, to: cpus)
+    figures.append(Figure(name: "a SwiftNIO line echo (event loop, line decoder, write), one connection, sequential, client and server on one CPU (p50)",
+                          median: ms(nioSamples.median), p99: ms(nioSamples.p99),
+                          baseline: "line echo (C): " + ms(cSamples.median), ratio: ratio(nioSamples.median / cSamples.median), target: "—", met: nil))
+    figures.append(Figure(name: "`daemon.ping` against that SwiftNIO line echo, on one CPU (p50)", median: ms(pingSamples.median), p99: ms(pingSamples.p99),
+                          baseline: "SwiftNIO line echo: " + ms(nioSamples.median), ratio: ratio(pingSamples.median / nioSamples.median),
+                          target: "—", met: nil))
 }
 // What the one-CPU ratio is made of: the system calls of one round trip, counted.
 if !smoke {
