@@ -214,6 +214,45 @@ import Testing
         #expect(try daemon.failure("asset.watch", ["asset": "Hot ETH", "chain": "ethereum", "addresses": ["0x5290840009852788"]]).kind == "invalid_watch")
     }
 
+    /// Bitcoin addresses on Blockbook: what is theirs is known by the addresses of each input
+    /// and output (no `isOwn` without a key). Worked out by hand: a receive of 150,000 sat
+    /// (+0.0015), a send spending it to 100,000 sat away and 40,000 back to the second address
+    /// (-0.0011, the 10,000 sat fee included), the second consolidating its coin and paying a
+    /// fee of 500 sat (-0.000005), and a payment between two others (nothing: not stored).
+    @Test func blockbookAddressesCountTheirOwnInputsAndOutputs() throws {
+        let tip = 900_000
+        let first = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", second = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+        func tx(_ id: Int, depth: Int, inputs: [(String, Int)], outputs: [(String, Int)]) -> [String: any Sendable] {
+            func parts(_ list: [(String, Int)]) -> [[String: any Sendable]] {
+                list.enumerated().map { ["n": $0.offset, "addresses": [$0.element.0], "isAddress": true, "value": String($0.element.1),
+                                         "hex": "0014" + String(repeating: "cd", count: 20)] }
+            }
+            return ["txid": String(format: "%064x", id), "version": 2, "vin": parts(inputs), "vout": parts(outputs),
+                    "blockHash": String(format: "%064x", tip - depth), "blockHeight": tip - depth, "confirmations": depth + 1,
+                    "blockTime": Self.now - 3600 * (depth + 1), "size": 225, "vsize": 144, "value": "0", "valueIn": "0", "fees": "0"]
+        }
+        let history = [
+            tx(4, depth: 0, inputs: [("bc1qothera", 70_000)], outputs: [("bc1qotherb", 69_000)]),
+            tx(3, depth: 1, inputs: [(second, 40_000)], outputs: [(second, 39_500)]),
+            tx(2, depth: 2, inputs: [(first, 150_000)], outputs: [("bc1qotherc", 100_000), (second, 40_000)]),
+            tx(1, depth: 3, inputs: [("bc1qotherd", 200_000)], outputs: [(first, 150_000), ("bc1qothere", 49_000)]),
+        ]
+        let stub = try BlockbookStub(height: tip)
+        // Each address answers the history it takes part in; the provider's balance is the sum.
+        stub.set(first, .init(transactions: [history[2], history[3]], balance: "0"))
+        stub.set(second, .init(transactions: [history[1], history[2]], balance: "39500"))
+        let daemon = try Self.daemon(["bitcoin": ("blockbook", stub.url)])
+        _ = try daemon.call("asset.create", ["name": "Paper", "currency": "BTC", "kind": "crypto"])
+        _ = try daemon.call("asset.watch", ["asset": "Paper", "chain": "bitcoin", "addresses": [.string(first), .string(second)]])
+        let synced = try #require(try daemon.call("asset.sync", ["asset": "Paper"])["assets"]?.arrayValue?.first)
+        #expect(synced["balance"] == "0.00039500")
+        #expect(synced["reconciled"] == true)
+        let amounts = Dictionary(uniqueKeysWithValues: (try daemon.call("tx.list", ["asset": "Paper"])["transactions"]?.arrayValue ?? [])
+            .map { ($0["external_id"]?.stringValue ?? "", $0["amount"]?.stringValue ?? "") })
+        #expect(amounts == [String(format: "%064x", 1): "0.00150000", String(format: "%064x", 2): "-0.00110000",
+                            String(format: "%064x", 3): "-0.00000500"])
+    }
+
     @Test func esploraPagesMempoolReorganisationAndOutagesWhileServing() throws {
         let address = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
         let tip = 850_000

@@ -209,7 +209,11 @@ struct BlockbookSession: ChainSession {
             return try await OffPool.run {
                 let answer = try ChainJSON.Object(bytes, what: "account")
                 var transactions: [ChainTransaction] = []
-                try answer.forEach(in: "transactions", keeping: Self.transactionFields) { transactions.append(try transaction($0)) }
+                if target.chain == .ethereum {
+                    try answer.forEach(in: "transactions", keeping: Self.ethereumFields) { transactions.append(try ethereumTransaction($0)) }
+                } else {
+                    try answer.forEachObject(in: "transactions") { transactions.append(try utxoTransaction($0)) }
+                }
                 let (pages, total) = try Self.pageCount(answer, maxTransactions: maxTransactions)
                 let number = try ChainJSON.count(answer["page"], "page", in: 1...Self.maxPages(maxTransactions)) ?? page
                 return ChainPage(transactions: transactions, page: number, pages: pages, total: total)
@@ -217,23 +221,43 @@ struct BlockbookSession: ChainSession {
         }
     }
 
-    /// The members of a transaction (and of its inputs, outputs and transfers) `transaction`
-    /// reads; the others of a page (hashes, scripts, sizes, the inputs' previous txids) are
-    /// stepped over unparsed.
-    static let transactionFields: Set<String> = [
-        "txid", "confirmations", "blockHeight", "blockTime", "vin", "vout", "value", "fees", "addresses", "isOwn",
+    /// The members of an Ethereum transaction (and of its inputs, outputs and transfers)
+    /// `ethereumTransaction` reads; the others of a page (hashes, input data, logs) are stepped
+    /// over unparsed.
+    static let ethereumFields: Set<String> = [
+        "txid", "confirmations", "blockHeight", "blockTime", "vin", "vout", "value", "fees", "addresses",
         "ethereumSpecific", "status", "internalTransfers", "tokenTransfers", "contract", "decimals", "from", "to",
     ]
 
-    func transaction(_ item: JSONValue) throws -> ChainTransaction {
-        let txid = try ChainJSON.txid(item["txid"], chain: target.chain)
-        let confirmations = try ChainJSON.count(item["confirmations"], "confirmations", in: 0...100_000_000) ?? 0
-        let height = item["blockHeight"]?.intValue ?? -1
+    func ethereumTransaction(_ item: JSONValue) throws -> ChainTransaction {
+        let (credits, debits, decimals) = try ethereumFlows(item)
+        return try transaction(txid: item["txid"], confirmations: item["confirmations"], blockHeight: item["blockHeight"],
+                               blockTime: item["blockTime"], credits: credits, debits: debits, decimals: decimals)
+    }
+
+    /// A Bitcoin-like transaction read from where it lies in the page: only the members it is
+    /// read for are parsed (on a page of a thousand, the rest was most of the reading).
+    func utxoTransaction(_ item: ChainJSON.Members) throws -> ChainTransaction {
+        let own = ownAddresses
+        func mine(_ part: ChainJSON.Members) throws -> Bool {
+            if target.xpub != nil { return try part["isOwn"]?.boolValue == true }
+            return try part["addresses"]?.arrayValue?.contains { $0.stringValue.map(own.contains) == true } == true
+        }
+        let credits = try item.objects("vout").filter(mine).map { try ChainJSON.units(try $0["value"], what: "an output's value") }
+        let debits = try item.objects("vin").filter(mine).map { try ChainJSON.units(try $0["value"], what: "an input's value") }
+        return try transaction(txid: try item["txid"], confirmations: try item["confirmations"], blockHeight: try item["blockHeight"],
+                               blockTime: try item["blockTime"], credits: credits, debits: debits, decimals: target.chain.decimals)
+    }
+
+    private func transaction(txid: JSONValue?, confirmations: JSONValue?, blockHeight: JSONValue?, blockTime time: JSONValue?,
+                             credits: [String], debits: [String], decimals: Int) throws -> ChainTransaction {
+        let txid = try ChainJSON.txid(txid, chain: target.chain)
+        let confirmations = try ChainJSON.count(confirmations, "confirmations", in: 0...100_000_000) ?? 0
+        let height = blockHeight?.intValue ?? -1
         var blockTime: Date?
-        if height >= 0, confirmations > 0, let time = try ChainJSON.count(item["blockTime"], "blockTime", in: 0...(1 << 40)) {
+        if height >= 0, confirmations > 0, let time = try ChainJSON.count(time, "blockTime", in: 0...(1 << 40)) {
             blockTime = Date(timeIntervalSince1970: TimeInterval(time))
         }
-        let (credits, debits, decimals) = target.chain == .ethereum ? try ethereumFlows(item) : try utxoFlows(item)
         let amount: Decimal
         do {
             amount = try ChainTransaction.net(credits: credits, debits: debits, decimals: decimals)
@@ -241,18 +265,6 @@ struct BlockbookSession: ChainSession {
             throw ProviderFailure("transaction \(txid): \(error)")
         }
         return ChainTransaction(txid: txid, amount: amount, blockTime: blockTime, confirmations: confirmations)
-    }
-
-    /// Outputs to the set and inputs from it: `isOwn` for a key, the addresses otherwise.
-    private func utxoFlows(_ item: JSONValue) throws -> ([String], [String], Int) {
-        let own = ownAddresses
-        func mine(_ part: JSONValue) -> Bool {
-            if target.xpub != nil { return part["isOwn"]?.boolValue == true }
-            return part["addresses"]?.arrayValue?.contains { $0.stringValue.map(own.contains) == true } == true
-        }
-        let credits = try (item["vout"]?.arrayValue ?? []).filter(mine).map { try ChainJSON.units($0["value"], what: "an output's value") }
-        let debits = try (item["vin"]?.arrayValue ?? []).filter(mine).map { try ChainJSON.units($0["value"], what: "an input's value") }
-        return (credits, debits, target.chain.decimals)
     }
 
     /// Ether: the value to or from the set (unless the call failed), the fee its sender paid,

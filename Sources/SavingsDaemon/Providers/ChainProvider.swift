@@ -106,10 +106,55 @@ enum ChainJSON {
             }
         }
 
+        /// The elements of the list `key` holds, each handed to `body` unparsed, as a `Members`.
+        func forEachObject(in key: String, _ body: (Members) throws -> Void) throws {
+            guard let range = members[key] else { return }
+            let what = "\(key) in the \(what)"
+            guard let elements = JSONParser.elements(of: bytes, in: range) else { throw ProviderFailure("\(what) answer is not a JSON list") }
+            for element in elements {
+                guard element.count <= maxTransactionBytes else { throw ProviderFailure("an element of \(what) answer is larger than \(maxTransactionBytes) bytes") }
+                try body(try Members(bytes, element, what: what))
+            }
+        }
+
         /// The elements of the list `key` holds, each handed to `body` as it is parsed.
         func forEach(in key: String, keeping: Set<String>? = nil, _ body: (JSONValue) throws -> Void) throws {
             guard let range = members[key] else { return }
             try ChainJSON.forEach(in: bytes, range: range, what: "\(key) in the \(what)", keeping: keeping, body)
+        }
+    }
+
+    /// An object's members where they lie in the answer, each parsed only when asked for: a
+    /// transaction of a page, its inputs and outputs, read without making a tree of what is
+    /// not used (a page's hashes, scripts and sizes). A key given twice counts once, the first.
+    struct Members {
+        let bytes: [UInt8]
+        let members: [(key: String, value: Range<Int>)]
+        let what: String
+
+        init(_ bytes: [UInt8], _ range: Range<Int>, what: String) throws {
+            guard let members = JSONParser.members(of: bytes, in: range) else { throw ProviderFailure("an element of \(what) answer is not a JSON object") }
+            self.bytes = bytes
+            self.members = members
+            self.what = what
+        }
+
+        subscript(_ key: String) -> JSONValue? {
+            get throws {
+                guard let range = members.first(where: { $0.key == key })?.value else { return nil }
+                do {
+                    return try JSONParser.parse(bytes, in: range)
+                } catch {
+                    throw ProviderFailure("\(key) in \(what) answer is not JSON")
+                }
+            }
+        }
+
+        /// The objects of the list `key` holds (none when it is absent).
+        func objects(_ key: String) throws -> [Members] {
+            guard let range = members.first(where: { $0.key == key })?.value else { return [] }
+            guard let elements = JSONParser.elements(of: bytes, in: range) else { throw ProviderFailure("\(key) in \(what) answer is not a JSON list") }
+            return try elements.map { try Members(bytes, $0, what: what) }
         }
     }
 
