@@ -27,28 +27,15 @@ func linkedFigures(work: String, savingsd: String, rows: Int) throws -> [Figure]
     let csv = directory + "/same.csv"
     try ("date,amount,note,external_id\n" + stub.rows.map { "\($0.date),\($0.amount),Kraken deposit,\($0.id)" }.joined(separator: "\n") + "\n")
         .write(toFile: csv, atomically: true, encoding: .utf8)
-    var imports = Samples(), syncs = Samples()
-    for round in 1...3 {
-        for name in ["Imported \(round)", "Linked \(round)"] {
-            _ = try client.call("asset.create", ["name": .string(name), "currency": "BTC", "kind": "crypto"])
-        }
-        var start = monotonicSeconds()
-        let imported = try client.call("tx.import", ["asset": .string("Imported \(round)"), "path": .string(csv)], timeoutMilliseconds: 600_000)
-        imports.add(monotonicSeconds() - start)
-        guard imported["imported"]?.intValue == rows else { throw BenchError("tx.import: \(JSONSerializer.serialize(imported))") }
-        // The link starts the first sync; asset.sync waits for it (or runs it).
-        start = monotonicSeconds()
-        _ = try client.call("asset.link", ["asset": .string("Linked \(round)"), "service": "kraken", "credential": "kraken"])
-        _ = try client.call("asset.sync", ["asset": .string("Linked \(round)")], timeoutMilliseconds: 600_000)
-        syncs.add(monotonicSeconds() - start)
-        let linked = try client.call("asset.get", ["asset": .string("Linked \(round)")])
-        guard linked["link"]?["reconciled"] == true else { throw BenchError("the first sync did not reconcile: \(JSONSerializer.serialize(linked))") }
-        _ = try client.call("asset.unlink", ["asset": .string("Linked \(round)")])
-    }
-    let syncRate = Double(rows) / syncs.median, importRate = Double(rows) / imports.median
+    let (importSeconds, syncSeconds) = try firstSyncRounds(client, csv: csv, rows: rows, kind: "Linked", member: "link", begin: { asset in
+        _ = try client.call("asset.link", ["asset": .string(asset), "service": "kraken", "credential": "kraken"])
+    }, finish: { asset, _ in
+        _ = try client.call("asset.unlink", ["asset": .string(asset)])
+    })
+    let syncRate = Double(rows) / syncSeconds, importRate = Double(rows) / importSeconds
     return [
         Figure(name: "first sync of a \(rows)-entry Kraken ledger from a loopback Kraken (pages of 50; median of 3)",
-               median: rate(syncRate) + String(format: " (%.2f s)", syncs.median), p99: "—",
+               median: rate(syncRate) + String(format: " (%.2f s)", syncSeconds), p99: "—",
                baseline: "`tx.import` of the same rows as CSV on the same daemon (median of 3): " + rate(importRate),
                ratio: ratio(syncRate / importRate), target: "≥ 0.5×", met: syncRate / importRate >= 0.5),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import SavingsRPC
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -172,4 +173,33 @@ final class BurstTally: @unchecked Sendable {
 
     var latencies: Samples { lock.withLock { samples } }
     var served: Int { lock.withLock { answered } }
+}
+
+/// A first sync against `tx.import` of the same rows (on-chain, linked accounts): three rounds
+/// on fresh accounts, each the rows of `csv` by path (the baseline) and a first sync that
+/// `begin` starts on the account `kind round` (asset.sync then waits for it, or runs it); the
+/// synced account's `member` (`watch`, `link`) must reconcile, and `finish` then ends the sync's
+/// source for all rounds but those it keeps. Medians, so one disturbance does not decide.
+func firstSyncRounds(_ client: RPCClient, csv: String, rows: Int, kind: String, member: String,
+                     begin: (_ asset: String) throws -> Void, finish: (_ asset: String, _ round: Int) throws -> Void) throws
+    -> (importSeconds: Double, syncSeconds: Double) {
+    var imports = Samples(), syncs = Samples()
+    for round in 1...3 {
+        let synced = "\(kind) \(round)"
+        for name in ["Imported \(round)", synced] {
+            _ = try client.call("asset.create", ["name": .string(name), "currency": "BTC", "kind": "crypto"])
+        }
+        var start = monotonicSeconds()
+        let imported = try client.call("tx.import", ["asset": .string("Imported \(round)"), "path": .string(csv)], timeoutMilliseconds: 600_000)
+        imports.add(monotonicSeconds() - start)
+        guard imported["imported"]?.intValue == rows else { throw BenchError("tx.import: \(JSONSerializer.serialize(imported))") }
+        start = monotonicSeconds()
+        try begin(synced)
+        _ = try client.call("asset.sync", ["asset": .string(synced)], timeoutMilliseconds: 600_000)
+        syncs.add(monotonicSeconds() - start)
+        let asset = try client.call("asset.get", ["asset": .string(synced)])
+        guard asset[member]?["reconciled"] == true else { throw BenchError("the first sync did not reconcile: \(JSONSerializer.serialize(asset))") }
+        try finish(synced, round)
+    }
+    return (imports.median, syncs.median)
 }

@@ -22,31 +22,16 @@ func onchainFigures(work: String, savingsd: String, transactions: Int) throws ->
     defer { daemon.stop() }
     let client = try daemon.client()
 
-    // Three rounds on fresh accounts, each the same rows by CSV (the baseline, by path) and by
-    // a first sync of the xpub; medians, so one disturbance of the machine does not decide.
+    // The same rows by CSV (the baseline) and by a first sync of the xpub, three rounds.
     let csv = directory + "/same.csv"
     try ("date,amount,note,external_id\n" + stub.rows.map { "\($0.date),\($0.amount),,\($0.txid)" }.joined(separator: "\n") + "\n")
         .write(toFile: csv, atomically: true, encoding: .utf8)
-    var imports = Samples(), syncs = Samples()
-    for round in 1...3 {
-        for name in ["Imported \(round)", "Watched \(round)"] {
-            _ = try client.call("asset.create", ["name": .string(name), "currency": "BTC", "kind": "crypto"])
-        }
-        var start = monotonicSeconds()
-        let imported = try client.call("tx.import", ["asset": .string("Imported \(round)"), "path": .string(csv)], timeoutMilliseconds: 600_000)
-        imports.add(monotonicSeconds() - start)
-        guard imported["imported"]?.intValue == transactions else { throw BenchError("tx.import: \(JSONSerializer.serialize(imported))") }
-        // The watch starts the first sync; asset.sync waits for it (or runs it).
-        start = monotonicSeconds()
-        _ = try client.call("asset.watch", ["asset": .string("Watched \(round)"), "chain": "bitcoin", "xpub": .string(BlockbookPages.xpub)])
-        _ = try client.call("asset.sync", ["asset": .string("Watched \(round)")], timeoutMilliseconds: 600_000)
-        syncs.add(monotonicSeconds() - start)
-        let watched = try client.call("asset.get", ["asset": .string("Watched \(round)")])
-        guard watched["watch"]?["reconciled"] == true else { throw BenchError("the first sync did not reconcile: \(JSONSerializer.serialize(watched))") }
+    let (importSeconds, syncSeconds) = try firstSyncRounds(client, csv: csv, rows: transactions, kind: "Watched", member: "watch", begin: { asset in
+        _ = try client.call("asset.watch", ["asset": .string(asset), "chain": "bitcoin", "xpub": .string(BlockbookPages.xpub)])
+    }, finish: { asset, round in
         // Only the last round's account stays watched, for the re-syncs.
-        if round < 3 { _ = try client.call("asset.unwatch", ["asset": .string("Watched \(round)")]) }
-    }
-    let syncSeconds = syncs.median, importSeconds = imports.median
+        if round < 3 { _ = try client.call("asset.unwatch", ["asset": .string(asset)]) }
+    })
 
     var beyond = Samples(), whole = Samples()
     for _ in 0..<(transactions >= 10_000 ? 9 : 3) {
