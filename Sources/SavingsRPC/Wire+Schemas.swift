@@ -133,7 +133,7 @@ extension Wire {
         "first_sync_unfinished": Schema.boolean,
     ], "The account an asset is linked to and how its last sync went.")
 
-    static let transactionSchema = Schema.object([
+    public static let transactionSchema = Schema.object([
         "id": Schema.id,
         "asset_id": Schema.id,
         "amount": Schema.described(Schema.decimal, "signed: a withdrawal is negative"),
@@ -193,7 +193,8 @@ extension Wire {
         "currency": Schema.currency, "planned": Schema.decimal, "contributed": Schema.decimal, "remaining": Schema.decimal,
     ], "A month's totals in the display currency.")
 
-    static let executionStatus = Schema.enumeration(["draft", "executing", "closed"])
+    /// A month's execution status (the store's `ExecutionRecord.Status`, which this module does not see).
+    public static let executionStatus = Schema.enumeration(["draft", "executing", "closed"])
 
     static let monthProgressSchema = Schema.object([
         "month": Schema.month,

@@ -152,14 +152,8 @@ figures.append(Figure(name: "idle RSS after a first `dashboard.get` and `month.p
 // MARK: - Round trips
 
 say("round trips: line-echo baseline and daemon.ping")
-let echo = Process()
-echo.executableURL = URL(fileURLWithPath: echoServer)
-echo.arguments = [work + "/echo.sock"]
-let echoOut = Pipe()
-echo.standardOutput = echoOut
-try Children.run(echo)
+let echo = try startLineServer(echoServer, [work + "/echo.sock"])
 defer { echo.terminate() }
-_ = echoOut.fileHandleForReading.availableData  // "ready"
 let ping = request("daemon.ping")
 let pings = smoke ? 300 : 20_000
 // Baseline and daemon take turns, several rounds each, so a passing disturbance of the machine
@@ -199,37 +193,9 @@ for placement in placements {
                           met: pinned ? pingSamples.median / echoSamples.median <= 1.5 : nil))
     if !pinned { (sequentialEcho, sequentialPing) = (echoSamples, pingSamples) }
 }
-// What the one-CPU ratio is made of: the least a SwiftNIO server does per line (event loop, line
-// decoder, write) against the C echo, and daemon.ping against that, all on one CPU.
-do {
-    let nioEcho = Process()
-    nioEcho.executableURL = URL(fileURLWithPath: binaries + "/savings-bench")
-    nioEcho.arguments = ["--nio-echo", work + "/nio-echo.sock"]
-    let nioOut = Pipe()
-    nioEcho.standardOutput = nioOut
-    try Children.run(nioEcho)
-    defer { nioEcho.terminate() }
-    _ = nioOut.fileHandleForReading.availableData  // "ready"
-    let nioSocket = try LineSocket(path: work + "/nio-echo.sock")
-    for process in [echo.processIdentifier, nioEcho.processIdentifier, daemon.process.processIdentifier] {
-        try Placement.pin(process: process, to: [cpus[0]])
-    }
-    try Placement.pin(thread: 0, to: [cpus[0]])
-    var cSamples = Samples(), nioSamples = Samples(), pingSamples = Samples()
-    for _ in 0..<rounds {
-        cSamples.values += try measure(echoSocket, ping, runs: pings / rounds, warmup: 100).values
-        nioSamples.values += try measure(nioSocket, ping, runs: pings / rounds, warmup: 100).values
-        pingSamples.values += try measure(pingSocket, ping, runs: pings / rounds, warmup: 100).values
-    }
-    for process in [echo.processIdentifier, daemon.process.processIdentifier] { try? Placement.pin(process: process, to: cpus) }
-    try? Placement.pin(thread: 0, to: cpus)
-    figures.append(Figure(name: "a SwiftNIO line echo (event loop, line decoder, write), one connection, sequential, client and server on one CPU (p50)",
-                          median: ms(nioSamples.median), p99: ms(nioSamples.p99),
-                          baseline: "line echo (C): " + ms(cSamples.median), ratio: ratio(nioSamples.median / cSamples.median), target: "—", met: nil))
-    figures.append(Figure(name: "`daemon.ping` against that SwiftNIO line echo, on one CPU (p50)", median: ms(pingSamples.median), p99: ms(pingSamples.p99),
-                          baseline: "SwiftNIO line echo: " + ms(nioSamples.median), ratio: ratio(pingSamples.median / nioSamples.median),
-                          target: "—", met: nil))
-}
+// What the one-CPU ratio is made of: the least a SwiftNIO server does per line, and daemon.ping against it.
+figures += try nioFloorFigures(savingsBench: binaries + "/savings-bench", socket: work + "/nio-echo.sock", echo: (echo.processIdentifier, echoSocket),
+                               daemon: (daemon.process.processIdentifier, pingSocket), line: ping, rounds: rounds, runs: pings / rounds, cpus: cpus)
 // What the one-CPU ratio is made of: the system calls of one round trip, counted.
 if !smoke {
     let daemonCalls = try syscallsPerRequest(server: daemon.process.processIdentifier, socket: daemon.socket, line: ping, count: 5_000, work: work)

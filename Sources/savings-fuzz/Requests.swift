@@ -5,7 +5,8 @@ import SavingsRPC
 /// newlines, as the server frames them). The request decoder and parameter validation of every
 /// parameter type; the immediate path (`handleImmediately`, which reads the line's bytes in
 /// place) must answer exactly as the full path does, and whatever validates must serialize to
-/// JSON that parses again.
+/// JSON that parses again. The parse keeping only some members (a provider's page) must keep,
+/// of any text the full parse reads, exactly that tree without the other members.
 enum RequestsTarget {
     static let target = FuzzTarget("requests", prepare: { _ = dispatcher }, run: run)
 
@@ -38,6 +39,7 @@ enum RequestsTarget {
         for line in input.split(separator: 0x0A, omittingEmptySubsequences: true).prefix(16) {
             let bytes = Array(line)
             decodeAndValidate(bytes)
+            keepingAgrees(bytes)
             if let immediate = dispatcher.handleImmediately(line: bytes) {
                 let full = blocking { await dispatcher.handle(line: bytes, context: CallContext(connectionID: 1)) }
                 guard full == immediate else {
@@ -46,6 +48,22 @@ enum RequestsTarget {
                 }
             }
         }
+    }
+
+    static let kept: Set<String> = ["jsonrpc", "method", "params", "id", "value", "amount"]
+
+    static func keepingAgrees(_ bytes: [UInt8]) {
+        let kept = try? JSONParser.parse(bytes, in: 0..<bytes.count, keeping: Self.kept)
+        guard let full = try? JSONParser.parse(bytes) else { return }
+        func dropped(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let members): .object(members.filter { Self.kept.contains($0.key) }.mapValues(dropped))
+            case .array(let items): .array(items.map(dropped))
+            default: value
+            }
+        }
+        guard let kept else { finding("the keeping parse refused what the full parse read") }
+        guard kept == dropped(full) else { finding("the keeping parse kept \(JSONSerializer.serialize(kept)), not \(JSONSerializer.serialize(dropped(full)))") }
     }
 
     /// What the full path does before it calls a handler: parse, decode, validate.

@@ -291,7 +291,7 @@ enum ExecutionMethods {
                                         ("month.undo_complete", .closed, "Reopen a closed month (within the undo window).")] {
             registry.register(MethodSpec(name, summary: summary, params: [monthParam],
                                          result: ResultSpec("execution", "{\"month\", \"status\", \"can_undo_until\"}", schema: Schema.object([
-                                             "month": Schema.month, "status": Schema.enumeration(["draft", "executing", "closed"]),
+                                             "month": Schema.month, "status": Wire.executionStatus,
                                              "can_undo_until": Schema.nullable(Schema.timestamp),
                                          ])),
                                          writes: true)) { params, _ in

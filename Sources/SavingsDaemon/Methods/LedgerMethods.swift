@@ -194,7 +194,7 @@ enum LedgerMethods {
     }
 
     /// `tx.add`: the transaction, and the goal a dedicated account gave the deposit to.
-    static let addedResult = Schema.extending(Wire.components["Transaction"] ?? .null, [
+    static let addedResult = Schema.extending(Wire.transactionSchema, [
         "auto_allocated_goal_id": Schema.described(Schema.nullable(Schema.id),
                                                    "the goal the deposit was allocated to (an account dedicated to one goal), or null"),
     ])

@@ -150,7 +150,7 @@ enum RateMethods {
     static let refreshResult = Schema.object([
         "status": Schema.enumeration(["updated", "partial", "failed", "manual", "started"]),
         "providers": Schema.array(Schema.object([
-            "provider": Schema.string, "status": Schema.enumeration(["updated", "idle", "failed", "deferred"]), "count": Schema.count,
+            "provider": Schema.string, "status": Schema.enumeration(RateRefresher.ProviderOutcome.Status.self), "count": Schema.count,
             "error": Schema.string, "retry_in_seconds": Schema.count,
         ], optional: ["error", "retry_in_seconds"])),
         "count": Schema.described(Schema.count, "rates stored, over all providers"),

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// provider's schedule and backoff, and stores each provider's answer all together or not at all.
 actor RateRefresher {
     struct ProviderOutcome: Sendable, Equatable {
-        enum Status: String, Sendable {
+        enum Status: String, Sendable, CaseIterable {
             /// Rates were fetched and stored.
             case updated
             /// The data needs nothing this provider offers; no request was made.

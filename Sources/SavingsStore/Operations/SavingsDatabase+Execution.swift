@@ -5,7 +5,7 @@ import SavingsCore
 /// A month's execution (SPEC 5.3). `snapshot` and `completed` are JSON documents written by
 /// the daemon: the planned amounts frozen at start, and the frozen result at close.
 public struct ExecutionRecord: Sendable, Equatable {
-    public enum Status: String, Sendable {
+    public enum Status: String, Sendable, CaseIterable {
         case draft
         case executing
         case closed
