@@ -22,15 +22,15 @@ public struct JSONParser {
 
     public static let defaultMaxDepth = 64
 
-    private let bytes: [UInt8]
-    private var index = 0
+    let bytes: [UInt8]
+    var index = 0
     private let maxDepth: Int
     /// The only members objects keep (at any depth); the others are stepped over unread.
     private var keeping: Set<String>?
     /// Where the value being parsed must end: a member stepped over never reads past it.
     private var end = Int.max
 
-    private init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: [UInt8], maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
@@ -74,7 +74,7 @@ public struct JSONParser {
 
     private mutating func skipWhitespace() { skipWhitespace(before: bytes.count) }
 
-    private mutating func skipWhitespace(before end: Int) {
+    mutating func skipWhitespace(before end: Int) {
         while index < end {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -189,7 +189,7 @@ public struct JSONParser {
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
-    private mutating func parseString() throws(Failure) -> String {
+    mutating func parseString() throws(Failure) -> String {
         index += 1
         // Most strings have no escapes: one validated copy of the bytes up to the quote.
         // Scanned and read through the array's buffer: String's initializers over a contiguous
@@ -353,7 +353,7 @@ extension JSONParser {
 
     /// Moves past one value: a string to its closing quote, an object or array to its matching
     /// bracket (strings inside skipped whole), anything else to the next delimiter.
-    private mutating func skipValue(before end: Int) -> Bool {
+    mutating func skipValue(before end: Int) -> Bool {
         let start = index
         let (reached, complete) = bytes.withUnsafeBufferPointer { buffer -> (Int, Bool) in
             var index = start, depth = 0

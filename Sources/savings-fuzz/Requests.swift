@@ -6,7 +6,8 @@ import SavingsRPC
 /// parameter type; the immediate path (`handleImmediately`, which reads the line's bytes in
 /// place) must answer exactly as the full path does, and whatever validates must serialize to
 /// JSON that parses again. The parse keeping only some members (a provider's page) must keep,
-/// of any text the full parse reads, exactly that tree without the other members.
+/// of any text the full parse reads, exactly that tree without the other members; reading an
+/// array's objects by named members must find each where the full parse does.
 enum RequestsTarget {
     static let target = FuzzTarget("requests", prepare: { _ = dispatcher }, run: run)
 
@@ -40,6 +41,7 @@ enum RequestsTarget {
             let bytes = Array(line)
             decodeAndValidate(bytes)
             keepingAgrees(bytes)
+            namedAgrees(bytes)
             if let immediate = dispatcher.handleImmediately(line: bytes) {
                 let full = blocking { await dispatcher.handle(line: bytes, context: CallContext(connectionID: 1)) }
                 guard full == immediate else {
@@ -64,6 +66,22 @@ enum RequestsTarget {
         }
         guard let kept else { finding("the keeping parse refused what the full parse read") }
         guard kept == dropped(full) else { finding("the keeping parse kept \(JSONSerializer.serialize(kept)), not \(JSONSerializer.serialize(dropped(full)))") }
+    }
+
+    static let named = JSONParser.Names(["jsonrpc", "method", "params", "id", "value", "amount"])
+
+    /// Reading an array's objects by named members (a provider's page) must find, of any array
+    /// of objects the full parse reads, each named member's value where the full parse has it.
+    static func namedAgrees(_ bytes: [UInt8]) {
+        var found: [[JSONValue?]] = []
+        let read = JSONParser.forEachObject(of: bytes, in: 0..<bytes.count, named: named) { _, values in
+            found.append(values.map { $0.flatMap { try? JSONParser.parse(bytes, in: $0) } })
+        }
+        guard let full = try? JSONParser.parse(bytes), let items = full.arrayValue,
+              let objects = Optional(items.compactMap(\.objectValue)), objects.count == items.count else { return }
+        guard read else { finding("the named reading refused an array of objects the full parse read") }
+        let expected = objects.map { object in named.names.map { object[$0] } }
+        guard found == expected else { finding("the named reading found \(found), not \(expected)") }
     }
 
     /// What the full path does before it calls a handler: parse, decode, validate.

@@ -27,6 +27,31 @@ import Testing
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(pair, in: 0..<20, keeping: ["a"]) }
     }
 
+    /// Reading an array's objects by named members: each member found where it lies (a key
+    /// with escapes decoded, a key given twice: its first), the others stepped over whatever
+    /// they hold, absent ones nil; an element that is no object, or a broken list, refuses all.
+    @Test func readingObjectsByNamedMembers() throws {
+        let names = JSONParser.Names(["txid", "value", "n"])
+        let text = Array(#"[{"txid":"ab","hex":"{[\\\"]\"txid\":","v\u0061lue":{"x":[1,"}"]},"txid":"no"}, {} ,{"n":-1.5e3,"value":"5"}]"#.utf8)
+        var found: [[JSONValue?]] = []
+        var elements: [String] = []
+        let read = JSONParser.forEachObject(of: text, in: 0..<text.count, named: names) { element, values in
+            elements.append(String(decoding: text[element], as: UTF8.self))
+            found.append(values.map { $0.map { try! JSONParser.parse(text, in: $0) } })
+        }
+        #expect(read)
+        #expect(found == [["ab", ["x": [1, "}"]], nil], [nil, nil, nil], [nil, "5", .number("-1.5e3")]])
+        #expect(elements[1] == "{}")
+        for broken in [#"[{"txid":"ab"},1]"#, #"[{"txid":}]"#, #"[{"txid":"ab" "n":1}]"#, #"[{"txid":"ab"}"#, #"{"txid":"ab"}"#, #"[{"txid:1}]"#] {
+            let bytes = Array(broken.utf8)
+            #expect(!JSONParser.forEachObject(of: bytes, in: 0..<bytes.count, named: names) { _, _ in }, "\(broken)")
+        }
+        // Within its range only: the list given alone cannot run on into what follows.
+        let pair = Array(#"[{"n":1}],[{"n":2}]"#.utf8)
+        #expect(JSONParser.forEachObject(of: pair, in: 0..<9, named: names) { _, _ in })
+        #expect(!JSONParser.forEachObject(of: pair, in: 0..<7, named: names) { _, _ in })
+    }
+
     @Test func stringsDecodeEscapesAndSurrogates() throws {
         let value = try JSONParser.parse(#"["a\"b\\c\/\n\t", "\u00e9\ud83d\ude00", "plain é"]"#)
         #expect(value == .array([.string("a\"b\\c/\n\t"), .string("é😀"), .string("plain é")]))

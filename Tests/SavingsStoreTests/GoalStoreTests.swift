@@ -80,6 +80,25 @@ import Testing
         return path
     }
 
+    /// A sync's pages commit without waiting for the disk (its last transaction does, for all
+    /// of them); the writer is durable again after each page, stored or refused.
+    @Test func aSyncPageLeavesTheWriterDurable() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = try SavingsDatabase.open(path: dir + "/savings.db")
+        let now = Date(timeIntervalSince1970: 1_795_000_000), utc = TimeZone(identifier: "UTC")!
+        func writerSynchronous() async throws -> Int? { try await db.writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } }
+        _ = try await db.createAsset(try NewAsset(name: "K", currency: "BTC", kind: "crypto", address: nil, notes: nil), now: now)
+        let (_, link, _) = try await db.link(asset: "K", service: .kraken, account: "XXBT", credential: "key", now: now)
+        let row = LinkedRow(id: "L1", date: now.addingTimeInterval(-60), amount: 1, note: "Kraken deposit")
+        #expect(try await db.storeLinkedRows(link, [row], cursor: "ofs=50", now: now, timeZone: utc) == 1)
+        #expect(try await writerSynchronous() == 2, "synchronous=FULL after a stored page")
+        _ = try await db.unlinkAccount(asset: "K")
+        await #expect(throws: DomainError.self) { try await db.storeLinkedRows(link, [row], cursor: nil, now: now, timeZone: utc) }
+        #expect(try await writerSynchronous() == 2, "synchronous=FULL after a refused page")
+        try db.close()
+    }
+
     @Test func fileIsPrivateAndMigrated() async throws {
         let dir = try temporaryDirectory()
         let path = dir + "/savings.db"

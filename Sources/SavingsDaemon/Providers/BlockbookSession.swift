@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SavingsCore
 import SavingsRPC
 import SavingsStore
@@ -173,38 +174,61 @@ struct BlockbookSession: ChainSession {
         for account in accounts {
             // The next pages are fetched and read while the current one is stored.
             var ahead = [fetch(account.path, page: single ? start : 1)]
-            defer { ahead.forEach { $0.cancel() } }
+            defer { ahead.forEach { $0.task.cancel() } }
             var walked = 0
             var read = Set<String>()
             while !ahead.isEmpty {
                 try Task.checkCancellation()
-                let fetched = try await ahead.removeFirst().value
-                walked += 1
-                guard walked <= Self.maxPages(maxTransactions), read.count <= maxTransactions else {
-                    throw ProviderFailure("the account's history goes on beyond \(maxTransactions) transactions")
-                }
-                // The pages in flight follow this one in order.
-                var next = fetched.page + ahead.count + 1
-                while readAhead, ahead.count < Self.readAhead, next <= fetched.pages {
-                    ahead.append(fetch(account.path, page: next))
-                    next += 1
-                }
-                let known = read.count
-                read.formUnion(fetched.transactions.map(\.txid))
-                guard read.count > known || fetched.transactions.isEmpty else {
-                    throw ProviderFailure("page \(fetched.page) of the account repeats transactions already read")
-                }
-                let fresh = fetched.transactions.filter { seen.insert($0.txid).inserted }
-                guard try await body(ChainPage(transactions: fresh, page: fetched.page, pages: fetched.pages, total: fetched.total)) else { return }
-                if ahead.isEmpty, fetched.page < fetched.pages { ahead.append(fetch(account.path, page: fetched.page + 1)) }
+                // The pages already read when the one awaited is: stored with it, together.
+                var batch = ChainPage(transactions: [], page: 0, pages: 0, total: 0)
+                repeat {
+                    let fetched = try await ahead.removeFirst().task.value
+                    walked += 1
+                    guard walked <= Self.maxPages(maxTransactions), read.count <= maxTransactions else {
+                        throw ProviderFailure("the account's history goes on beyond \(maxTransactions) transactions")
+                    }
+                    // The pages in flight follow this one in order.
+                    var next = fetched.page + ahead.count + 1
+                    while readAhead, ahead.count < Self.readAhead, next <= fetched.pages {
+                        ahead.append(fetch(account.path, page: next))
+                        next += 1
+                    }
+                    let known = read.count
+                    read.formUnion(fetched.transactions.map(\.txid))
+                    guard read.count > known || fetched.transactions.isEmpty else {
+                        throw ProviderFailure("page \(fetched.page) of the account repeats transactions already read")
+                    }
+                    batch.transactions += fetched.transactions.filter { seen.insert($0.txid).inserted }
+                    (batch.page, batch.pages, batch.total) = (fetched.page, fetched.pages, fetched.total)
+                } while readAhead && ahead.first?.isReady == true && batch.page < batch.pages
+                guard try await body(batch) else { return }
+                if ahead.isEmpty, batch.page < batch.pages { ahead.append(fetch(account.path, page: batch.page + 1)) }
+            }
+        }
+    }
+
+    /// A page being fetched and read, and whether it is, without a failure (a page that
+    /// failed is awaited alone, after the pages before it are stored).
+    private final class PageFetch: Sendable {
+        let task: Task<ChainPage, any Error>
+        private let read: NIOLockedValueBox<Bool>
+        var isReady: Bool { read.withLockedValue { $0 } }
+
+        init(_ work: @escaping @Sendable () async throws -> ChainPage) {
+            let read = NIOLockedValueBox(false)
+            self.read = read
+            task = Task {
+                let page = try await work()
+                read.withLockedValue { $0 = true }
+                return page
             }
         }
     }
 
     /// One page of an account's transactions, read into what they did to the set (a
     /// transaction at a time, on a thread of its own).
-    private func fetch(_ path: String, page: Int) -> Task<ChainPage, any Error> {
-        Task {
+    private func fetch(_ path: String, page: Int) -> PageFetch {
+        PageFetch {
             let bytes = try await http.get(url(path, details: "txs", page: page))
             return try await OffPool.run {
                 let answer = try ChainJSON.Object(bytes, what: "account")
@@ -212,7 +236,7 @@ struct BlockbookSession: ChainSession {
                 if target.chain == .ethereum {
                     try answer.forEach(in: "transactions", keeping: Self.ethereumFields) { transactions.append(try ethereumTransaction($0)) }
                 } else {
-                    try answer.forEachObject(in: "transactions") { transactions.append(try utxoTransaction($0)) }
+                    try answer.forEachObject(in: "transactions", named: Self.utxoNames) { transactions.append(try utxoTransaction($0)) }
                 }
                 let (pages, total) = try Self.pageCount(answer, maxTransactions: maxTransactions)
                 let number = try ChainJSON.count(answer["page"], "page", in: 1...Self.maxPages(maxTransactions)) ?? page
@@ -235,6 +259,10 @@ struct BlockbookSession: ChainSession {
                                blockTime: item["blockTime"], credits: credits, debits: debits, decimals: decimals)
     }
 
+    /// The members of a Bitcoin-like transaction `utxoTransaction` reads, and of its inputs and outputs.
+    static let utxoNames = JSONParser.Names(["txid", "confirmations", "blockHeight", "blockTime", "vin", "vout"])
+    static let utxoPartNames = JSONParser.Names(["isOwn", "addresses", "value"])
+
     /// A Bitcoin-like transaction read from where it lies in the page: only the members it is
     /// read for are parsed (on a page of a thousand, the rest was most of the reading).
     func utxoTransaction(_ item: ChainJSON.Members) throws -> ChainTransaction {
@@ -243,8 +271,9 @@ struct BlockbookSession: ChainSession {
             if target.xpub != nil { return try part["isOwn"]?.boolValue == true }
             return try part["addresses"]?.arrayValue?.contains { $0.stringValue.map(own.contains) == true } == true
         }
-        let credits = try item.objects("vout").filter(mine).map { try ChainJSON.units(try $0["value"], what: "an output's value") }
-        let debits = try item.objects("vin").filter(mine).map { try ChainJSON.units(try $0["value"], what: "an input's value") }
+        var credits: [String] = [], debits: [String] = []
+        try item.forEachObject("vout", named: Self.utxoPartNames) { if try mine($0) { credits.append(try ChainJSON.units(try $0["value"], what: "an output's value")) } }
+        try item.forEachObject("vin", named: Self.utxoPartNames) { if try mine($0) { debits.append(try ChainJSON.units(try $0["value"], what: "an input's value")) } }
         return try transaction(txid: try item["txid"], confirmations: try item["confirmations"], blockHeight: try item["blockHeight"],
                                blockTime: try item["blockTime"], credits: credits, debits: debits, decimals: target.chain.decimals)
     }

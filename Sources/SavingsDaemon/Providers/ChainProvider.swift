@@ -40,8 +40,10 @@ protocol ChainSession: Sendable {
     /// the balance and the height (by default, the whole listing).
     func summary() async throws -> ChainListing
     /// Walks the transactions with details, newest first, from page `from`; `body` gets each
-    /// page and says whether to go on. With `readAhead` the next page is fetched while `body`
-    /// stores the current one (a long walk); without, nothing is asked that may not be needed.
+    /// page and says whether to go on. With `readAhead` the next pages are fetched while `body`
+    /// stores the current one (a long walk), and those already read when it is done come to
+    /// `body` together, as one page numbered as the last (one store instead of several);
+    /// without, nothing is asked that may not be needed.
     func details(from page: Int, readAhead: Bool, _ body: @Sendable (ChainPage) async throws -> Bool) async throws
 }
 
@@ -106,15 +108,11 @@ enum ChainJSON {
             }
         }
 
-        /// The elements of the list `key` holds, each handed to `body` unparsed, as a `Members`.
-        func forEachObject(in key: String, _ body: (Members) throws -> Void) throws {
+        /// The objects of the list `key` holds, each handed to `body` unparsed, as the `Members`
+        /// `names` names (read in one pass over the list).
+        func forEachObject(in key: String, named names: JSONParser.Names, _ body: (Members) throws -> Void) throws {
             guard let range = members[key] else { return }
-            let what = "\(key) in the \(what)"
-            guard let elements = JSONParser.elements(of: bytes, in: range) else { throw ProviderFailure("\(what) answer is not a JSON list") }
-            for element in elements {
-                guard element.count <= maxTransactionBytes else { throw ProviderFailure("an element of \(what) answer is larger than \(maxTransactionBytes) bytes") }
-                try body(try Members(bytes, element, what: what))
-            }
+            try Members.forEach(bytes, range, named: names, what: "\(key) in the \(what)", body)
         }
 
         /// The elements of the list `key` holds, each handed to `body` as it is parsed.
@@ -124,24 +122,31 @@ enum ChainJSON {
         }
     }
 
-    /// An object's members where they lie in the answer, each parsed only when asked for: a
-    /// transaction of a page, its inputs and outputs, read without making a tree of what is
-    /// not used (a page's hashes, scripts and sizes). A key given twice counts once, the first.
+    /// Some of an object's members where they lie in the answer, each parsed only when asked
+    /// for: a transaction of a page, its inputs and outputs, read without making a tree (or even
+    /// a key) of what is not used (a page's hashes, scripts and sizes). A key given twice counts
+    /// once, the first.
     struct Members {
         let bytes: [UInt8]
-        let members: [(key: String, value: Range<Int>)]
+        let names: JSONParser.Names
+        let values: [Range<Int>?]
         let what: String
 
-        init(_ bytes: [UInt8], _ range: Range<Int>, what: String) throws {
-            guard let members = JSONParser.members(of: bytes, in: range) else { throw ProviderFailure("an element of \(what) answer is not a JSON object") }
-            self.bytes = bytes
-            self.members = members
-            self.what = what
+        /// Reads each object of the list `bytes[range]` with the members `names` names.
+        static func forEach(_ bytes: [UInt8], _ range: Range<Int>, named names: JSONParser.Names, what: String,
+                            _ body: (Members) throws -> Void) throws {
+            let read = try JSONParser.forEachObject(of: bytes, in: range, named: names) { element, values in
+                guard element.count <= maxTransactionBytes else { throw ProviderFailure("an element of \(what) answer is larger than \(maxTransactionBytes) bytes") }
+                try body(Members(bytes: bytes, names: names, values: values, what: what))
+            }
+            guard read else { throw ProviderFailure("\(what) answer is not a JSON list of objects") }
         }
 
+        /// The member `key` (one of the names read), parsed; nil when absent.
         subscript(_ key: String) -> JSONValue? {
             get throws {
-                guard let range = members.first(where: { $0.key == key })?.value else { return nil }
+                assert(names.index(of: key) != nil, "\(key) is not among the names read")
+                guard let slot = names.index(of: key), let range = values[slot] else { return nil }
                 do {
                     return try JSONParser.parse(bytes, in: range)
                 } catch {
@@ -150,11 +155,10 @@ enum ChainJSON {
             }
         }
 
-        /// The objects of the list `key` holds (none when it is absent).
-        func objects(_ key: String) throws -> [Members] {
-            guard let range = members.first(where: { $0.key == key })?.value else { return [] }
-            guard let elements = JSONParser.elements(of: bytes, in: range) else { throw ProviderFailure("\(key) in \(what) answer is not a JSON list") }
-            return try elements.map { try Members(bytes, $0, what: what) }
+        /// Each object of the list `key` holds (none when it is absent), with the members `names` names.
+        func forEachObject(_ key: String, named names: JSONParser.Names, _ body: (Members) throws -> Void) throws {
+            guard let slot = self.names.index(of: key), let range = values[slot] else { return }
+            try Self.forEach(bytes, range, named: names, what: "\(key) in \(what)", body)
         }
     }
 

@@ -174,7 +174,8 @@ actor ChainSyncer {
     }
 
     /// One sync: the listing, the details of what is new or was pending (one database
-    /// transaction per page, resumable), then removals and the reported figures.
+    /// transaction per page, or per run of pages read ahead; resumable), then removals and the
+    /// reported figures.
     private func run(_ session: any ChainSession, watch: AssetWatch, progress: Progress?) async throws -> ChainSyncOutcome {
         let database = context.database
         let assetID = watch.assetID

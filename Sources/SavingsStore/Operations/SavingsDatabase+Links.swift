@@ -110,7 +110,8 @@ extension SavingsDatabase {
     /// they are) and remembers where an unfinished first sync goes on. Returns how many went in.
     public func storeLinkedRows(_ link: AccountLink, _ rows: [LinkedRow], cursor: String?, now: Date, timeZone: TimeZone) async throws -> Int {
         let now = Timestamp.truncatedToMilliseconds(now)
-        return try await bulkWrite { db -> BulkWriteOutcome<Int> in
+        // Durable with the sync's last transaction (`finishLinkSync`), as a chain's pages are.
+        return try await bulkWrite(durable: false) { db -> BulkWriteOutcome<Int> in
             guard let asset = try AssetRecord.fetchOne(db, key: StoreKey.id(link.assetID)) else { throw DomainError.notFound("asset", link.assetID.uuidString) }
             try Self.checkUnchanged(link, db)
             let stored = rows.filter { $0.amount != 0 }.map {

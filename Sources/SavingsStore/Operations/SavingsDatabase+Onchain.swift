@@ -93,11 +93,12 @@ extension SavingsDatabase {
 
     /// Stores one page of confirmed chain transactions in one transaction (already stored ones
     /// are left as they are), growing allocations as `tx.add` would, and remembers where an
-    /// unfinished walk goes on. Returns how many went in.
+    /// unfinished walk goes on. Returns how many went in. The page is durable once
+    /// `finishChainSync` is (`bulkWrite(durable:)`).
     public func storeChainTransactions(assetID: UUID, _ transactions: [ChainTransaction], cursor: String?, now: Date,
                                        timeZone: TimeZone) async throws -> Int {
         let now = Timestamp.truncatedToMilliseconds(now)
-        return try await bulkWrite { db -> BulkWriteOutcome<Int> in
+        return try await bulkWrite(durable: false) { db -> BulkWriteOutcome<Int> in
             guard let asset = try AssetRecord.fetchOne(db, key: StoreKey.id(assetID)) else { throw DomainError.notFound("asset", assetID.uuidString) }
             guard try Self.watch(assetID: asset.id, db) != nil else {
                 throw DomainError(.invalidState, "'\(asset.name)' stopped watching during the sync")
