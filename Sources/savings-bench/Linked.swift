@@ -34,17 +34,16 @@ func linkedFigures(work: String, savingsd: String, rows: Int) throws -> [Figure]
     })
     let syncRate = Double(rows) / syncSeconds, importRate = Double(rows) / importSeconds
     return [
-        Figure(name: "first sync of a \(rows)-entry Kraken ledger from a loopback Kraken (pages of 50; median of 3)",
+        Figure(name: "first sync of a \(rows)-entry Kraken ledger from a loopback Kraken (pages of 50; median of \(firstSyncRoundCount))",
                median: rate(syncRate) + String(format: " (%.2f s)", syncSeconds), p99: "—",
-               baseline: "`tx.import` of the same rows as CSV on the same daemon (median of 3): " + rate(importRate),
+               baseline: "`tx.import` of the same rows as CSV on the same daemon (median of \(firstSyncRoundCount)): " + rate(importRate),
                ratio: ratio(syncRate / importRate), target: "≥ 0.5×", met: syncRate / importRate >= 0.5),
     ]
 }
 
-/// `savings-bench --linked`: the linked account's row alone, on a fresh daemon (for profiling it
-/// by hand), printed; then the run ends. `exit` runs no `defer`: the work directory goes before.
-/// One part of the benchmark measured alone (--linked, --onchain), on a daemon of its own, with
-/// the dataset's number of rows; prints its figures and exits, its work directory removed.
+/// One part of the benchmark measured alone (--linked, --onchain, --one-cpu), on a daemon of its
+/// own, with the dataset's number of rows, for profiling by hand; prints its figures and exits,
+/// its work directory removed first (`exit` runs no `defer`).
 func measureAlone(_ part: String, savingsd: String, smoke: Bool,
                   _ measure: (_ work: String, _ savingsd: String, _ rows: Int) throws -> [Figure]) throws -> Never {
     let work = NSTemporaryDirectory() + "savings-bench-\(part)-\(getpid())"

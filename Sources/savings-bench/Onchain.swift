@@ -22,7 +22,7 @@ func onchainFigures(work: String, savingsd: String, transactions: Int) throws ->
     defer { daemon.stop() }
     let client = try daemon.client()
 
-    // The same rows by CSV (the baseline) and by a first sync of the xpub, three rounds.
+    // The same rows by CSV (the baseline) and by a first sync of the xpub, in rounds.
     let csv = directory + "/same.csv"
     try ("date,amount,note,external_id\n" + stub.rows.map { "\($0.date),\($0.amount),,\($0.txid)" }.joined(separator: "\n") + "\n")
         .write(toFile: csv, atomically: true, encoding: .utf8)
@@ -30,14 +30,14 @@ func onchainFigures(work: String, savingsd: String, transactions: Int) throws ->
         _ = try client.call("asset.watch", ["asset": .string(asset), "chain": "bitcoin", "xpub": .string(BlockbookPages.xpub)])
     }, finish: { asset, round in
         // Only the last round's account stays watched, for the re-syncs.
-        if round < 3 { _ = try client.call("asset.unwatch", ["asset": .string(asset)]) }
+        if round < firstSyncRoundCount { _ = try client.call("asset.unwatch", ["asset": .string(asset)]) }
     })
 
     var beyond = Samples(), whole = Samples()
     for _ in 0..<(transactions >= 10_000 ? 9 : 3) {
         stub.resetServing()
         let begin = monotonicSeconds()
-        let again = try client.call("asset.sync", ["asset": "Watched 3"], timeoutMilliseconds: 60_000)
+        let again = try client.call("asset.sync", ["asset": .string("Watched \(firstSyncRoundCount)")], timeoutMilliseconds: 60_000)
         let elapsed = monotonicSeconds() - begin
         guard again["assets"]?.arrayValue?.first?["added"] == 0 else { throw BenchError("the re-sync added: \(JSONSerializer.serialize(again))") }
         whole.add(elapsed)
@@ -45,9 +45,9 @@ func onchainFigures(work: String, savingsd: String, transactions: Int) throws ->
     }
     let syncRate = Double(transactions) / syncSeconds, importRate = Double(transactions) / importSeconds
     return [
-        Figure(name: "first sync of a \(transactions)-transaction xpub history from a loopback Blockbook (pages of 1000; median of 3)",
+        Figure(name: "first sync of a \(transactions)-transaction xpub history from a loopback Blockbook (pages of 1000; median of \(firstSyncRoundCount))",
                median: rate(syncRate) + String(format: " (%.2f s)", syncSeconds), p99: "—",
-               baseline: "`tx.import` of the same rows as CSV on the same daemon (median of 3): " + rate(importRate),
+               baseline: "`tx.import` of the same rows as CSV on the same daemon (median of \(firstSyncRoundCount)): " + rate(importRate),
                ratio: ratio(syncRate / importRate), target: "≥ 0.5×", met: syncRate / importRate >= 0.5),
         Figure(name: "re-sync of that xpub with nothing new: daemon time beyond the HTTP waits (whole call: \(ms(whole.median)))",
                median: ms(beyond.median), p99: ms(beyond.quantile(1)), baseline: "—", ratio: "—", target: "≤ 100 ms",

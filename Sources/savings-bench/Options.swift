@@ -13,6 +13,10 @@ struct BenchOptions: ParsableCommand {
     var web: String?
     @Flag(help: "Measure only the first sync of a linked Kraken account, on a daemon of its own.") var linked = false
     @Flag(help: "Measure only the first sync and re-sync of an xpub from a loopback Blockbook, on a daemon of its own.") var onchain = false
+    @Flag(name: .customLong("one-cpu"), help: "Measure only the round trips with client and server on one CPU (the C echo, a SwiftNIO echo, daemon.ping, the blocking prototype).")
+    var oneCPU = false
     @Option(help: ArgumentHelp("Serve a SwiftNIO line echo on this socket (the benchmark starts it itself).", valueName: "socket", visibility: .hidden))
     var nioEcho: String?
+    @Option(help: ArgumentHelp("Serve daemon.ping on this socket from blocking threads (the benchmark starts it itself).", valueName: "socket", visibility: .hidden))
+    var blockingPing: String?
 }

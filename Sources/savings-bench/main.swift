@@ -8,7 +8,7 @@ import Glibc
 // savings-bench: builds a dataset through savingsd's public import methods, measures the
 // figures of BENCHMARKS.md against baselines measured in the same run, and writes the table.
 // Its options (`BenchOptions`, `savings-bench --help`): --smoke, --keep, --output FILE, and two
-// modes measuring a part alone, --web SOCKET, --linked and --onchain.
+// modes measuring a part alone, --web SOCKET, --linked, --onchain and --one-cpu.
 
 signal(SIGPIPE, SIG_IGN)
 
@@ -19,6 +19,7 @@ let keep = options.keep
 let output = options.output
 let binaries = URL(fileURLWithPath: arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 if let socket = options.nioEcho { try runNIOEcho(socket: socket) }
+if let socket = options.blockingPing { try runBlockingPing(socket: socket) }
 if let socket = options.web {
     for figure in try webFigures(socket: socket, savingsWeb: binaries + "/savings-web", runs: 100) {
         print("\(figure.name): \(figure.median) (p99 \(figure.p99)); baseline \(figure.baseline); \(figure.ratio), target \(figure.target)")
@@ -26,6 +27,7 @@ if let socket = options.web {
     exit(0)
 }
 if options.linked { try measureAlone("linked", savingsd: binaries + "/savingsd", smoke: smoke) { try linkedFigures(work: $0, savingsd: $1, rows: $2) } }
+if options.oneCPU { try measureAlone("one-cpu", savingsd: binaries + "/savingsd", smoke: smoke) { work, _, _ in try oneCPUFigures(work: work, binaries: binaries, runs: smoke ? 300 : 4_000) } }
 if options.onchain { try measureAlone("onchain", savingsd: binaries + "/savingsd", smoke: smoke) { try onchainFigures(work: $0, savingsd: $1, transactions: $2) } }
 let size = smoke ? DatasetSize.smoke : DatasetSize.full
 let savingsd = binaries + "/savingsd"
@@ -194,7 +196,7 @@ for placement in placements {
     if !pinned { (sequentialEcho, sequentialPing) = (echoSamples, pingSamples) }
 }
 // What the one-CPU ratio is made of: the least a SwiftNIO server does per line, and daemon.ping against it.
-figures += try nioFloorFigures(savingsBench: binaries + "/savings-bench", socket: work + "/nio-echo.sock", echo: (echo.processIdentifier, echoSocket),
+figures += try nioFloorFigures(savingsBench: binaries + "/savings-bench", work: work, echo: (echo.processIdentifier, echoSocket),
                                daemon: (daemon.process.processIdentifier, pingSocket), line: ping, rounds: rounds, runs: pings / rounds, cpus: cpus)
 // What the one-CPU ratio is made of: the system calls of one round trip, counted.
 if !smoke {
