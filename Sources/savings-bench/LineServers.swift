@@ -57,9 +57,11 @@ func nioFloorFigures(savingsBench: String, work: String, echo: (pid: pid_t, sock
     defer { nioEcho.terminate() }
     let blocking = try startLineServer(savingsBench, ["--blocking-ping", work + "/blocking-ping.sock"])
     defer { blocking.terminate() }
-    let nioSocket = try LineSocket(path: work + "/nio-echo.sock"), blockingSocket = try LineSocket(path: work + "/blocking-ping.sock")
     for process in [echo.pid, nioEcho.processIdentifier, blocking.processIdentifier, daemon.pid] { try Placement.pin(process: process, to: [cpus[0]]) }
     try Placement.pin(thread: 0, to: [cpus[0]])
+    // Connected once pinned: the blocking server's thread for the connection starts at accept,
+    // from its pinned accept loop (one started before could miss the pinning).
+    let nioSocket = try LineSocket(path: work + "/nio-echo.sock"), blockingSocket = try LineSocket(path: work + "/blocking-ping.sock")
     defer {
         for process in [echo.pid, daemon.pid] { try? Placement.pin(process: process, to: cpus) }
         try? Placement.pin(thread: 0, to: cpus)
