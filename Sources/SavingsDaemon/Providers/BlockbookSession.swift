@@ -21,7 +21,9 @@ struct BlockbookSession: ChainSession {
     /// Listing pages asked for at once.
     static let listingRequests = 4
     /// Pages fetched ahead of the one being stored: two, so that on two cores two pages are
-    /// read while one is stored (with one, each page's reading stood between two stores).
+    /// read while one is stored (with one, each page's reading stood between two stores); those
+    /// read meanwhile are stored together. Three bought nothing (the first sync of 10,000
+    /// transactions at a median 100 k/s with two, 99 k/s with three, six alternating runs).
     static let readAhead = 2
 
     /// The accounts asked about: the key, or each address.
