@@ -99,6 +99,35 @@ import Testing
         try db.close()
     }
 
+    /// An import's page cache is sized by its file while it writes, and given back after: the
+    /// writer's cache is SQLite's default again, whether the import was stored or refused.
+    @Test func anImportsLargerCacheIsGivenBack() async throws {
+        #expect(SavingsDatabase.importCacheBytes(fileBytes: nil) == SavingsDatabase.defaultCacheBytes)
+        #expect(SavingsDatabase.importCacheBytes(fileBytes: 1000) == SavingsDatabase.defaultCacheBytes)
+        #expect(SavingsDatabase.importCacheBytes(fileBytes: 5 << 20) == 5 << 20)
+        #expect(SavingsDatabase.importCacheBytes(fileBytes: 1 << 30) == 16 << 20)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = try SavingsDatabase.open(path: dir + "/savings.db")
+        let now = Date(timeIntervalSince1970: 1_795_000_000), utc = TimeZone(identifier: "UTC")!
+        func writerCache() async throws -> Int? { try await db.writer.write { try Int.fetchOne($0, sql: "PRAGMA cache_size") } }
+        #expect(try await writerCache() == -2000)
+        _ = try await db.createAsset(try NewAsset(name: "Bank", currency: "EUR", kind: "fiat", address: nil, notes: nil), now: now)
+        // Over 2 MiB, so the import asks for a larger cache.
+        let note = String(repeating: "n", count: 1900)
+        var text = "date,amount,note\n"
+        for day in 0..<1200 { text += "2025-\(String(format: "%02d", day % 12 + 1))-\(String(format: "%02d", day % 28 + 1)),\(day + 1).00,\(note) \(day)\n" }
+        let file = dir + "/big.csv"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(SavingsDatabase.importCacheBytes(fileBytes: text.utf8.count) > SavingsDatabase.defaultCacheBytes)
+        #expect(try await db.importTransactions(asset: "Bank", path: file, partial: false, now: now, timeZone: utc).inserted == 1200)
+        #expect(try await writerCache() == -2000, "the default cache after a stored import")
+        try (text + "not a date,1.00,x\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await db.importTransactions(asset: "Bank", path: file, partial: false, now: now, timeZone: utc).refused)
+        #expect(try await writerCache() == -2000, "the default cache after a refused import")
+        try db.close()
+    }
+
     @Test func fileIsPrivateAndMigrated() async throws {
         let dir = try temporaryDirectory()
         let path = dir + "/savings.db"

@@ -196,7 +196,7 @@ extension SavingsDatabase {
         // Totals per asset and the preview cost a little per row: only where they are shown.
         let detailed = options.rules != nil || options.dryRun
         let partial = options.partial
-        let result = try await bulkWrite { db -> BulkWriteOutcome<CSVImportResult> in
+        let result = try await bulkWrite(cacheBytes: Self.importCacheBytes(fileBytes: file.size)) { db -> BulkWriteOutcome<CSVImportResult> in
             var targets: [ImportTarget] = []
             var byReference: [String: ImportTarget] = [:]
             var last: (reference: String?, target: ImportTarget)?
