@@ -105,7 +105,7 @@ import Testing
         #expect(SavingsDatabase.importCacheBytes(fileBytes: nil) == SavingsDatabase.defaultCacheBytes)
         #expect(SavingsDatabase.importCacheBytes(fileBytes: 1000) == SavingsDatabase.defaultCacheBytes)
         #expect(SavingsDatabase.importCacheBytes(fileBytes: 5 << 20) == 5 << 20)
-        #expect(SavingsDatabase.importCacheBytes(fileBytes: 1 << 30) == 16 << 20)
+        #expect(SavingsDatabase.importCacheBytes(fileBytes: 1 << 30) == 12 << 20)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = try SavingsDatabase.open(path: dir + "/savings.db")

@@ -177,14 +177,14 @@ public struct SavingsDatabase: Sendable {
     static let defaultCacheBytes = 2_048_000
 
     /// The page cache for writing a file's rows: as many bytes as the file has, from the 2 MiB
-    /// default to 16 MiB. Rows of one account whose dates go back and forth (a file of several
+    /// default to 12 MiB. Rows of one account whose dates go back and forth (a file of several
     /// exports one after another) land all over its part of the table, and a small cache reads
-    /// the same pages again and again: a million such rows in one file took a median 11.1 s
-    /// with 2 MiB and 8.4 s with 16 MiB (six alternating runs), for a peak RSS of 72 MB
-    /// instead of 55 MB, within the 80 MB an import may take. (A 64 MiB cache took the
+    /// the same pages again and again. A million such rows in one file by path, alternating
+    /// runs: a median 10.0 s with 2 MiB (peak RSS 52 MB), 7.4 s with 12 MiB (67 MB), 6.7 s
+    /// with 16 MiB (72-80 MB: at the 80 MB an import may take). (A 64 MiB cache took the
     /// daemon to 152 MB.) SQLite takes the cache's pages only as it reads them.
     static func importCacheBytes(fileBytes: Int?) -> Int {
-        min(16 << 20, max(defaultCacheBytes, fileBytes ?? 0))
+        min(12 << 20, max(defaultCacheBytes, fileBytes ?? 0))
     }
 
     /// A write transaction of many rows, committed or rolled back as its body says, with a page
