@@ -103,7 +103,7 @@ func streamingFigures(work: String, allRows: String, rows: Int, savingsd: String
                target: "flat (≤ 80 MB)", met: max(clientPeak, backup.peakRSS, backupPeak) <= 80 << 20),
     ]
     let notes = ["files over the connection: the streamed import's time includes savingsctl's start, the base64 chunks and the daemon holding the file before it imports it; the backup is taken with SQLite's backup API into a nameless file, then sent (\(mb(backupBytes)))",
-                 "one file of a million rows into one account against the same rows as one file per account: since schema v13 rows without an external_id go into no idempotency index, so both append each account's rows in date order to the table; what is left between the two is one import call per file against one for the whole, and the streaming itself"]
+                 "one file of a million rows into one account against the same rows as one file per account: rows without an external_id go into no idempotency index (since schema v13), and one file per account appends each account's rows in date order; the one file is the 200 files one after another, so its rows go back and forth in date across the one account's part of the table, which the import's page cache (sized by the file, up to 12 MiB) holds only in part"]
     return (figures, notes)
 }
 
