@@ -354,7 +354,11 @@ if let hledger = which("hledger") {
 
 say("files over the connection: \(size.transactions) rows streamed as one file, and its database's backup")
 let streaming = try streamingFigures(work: work, allRows: work + "/all.csv", rows: size.transactions, savingsd: savingsd,
-                                     savingsctl: binaries + "/savingsctl", manyFilesRate: importRate)
+                                     savingsctl: binaries + "/savingsctl",
+                                     manyFiles: history.files.indices.map { index in
+                                         ManyFile(asset: history.files[index].asset, currency: dataset.assetCurrency(index), crypto: dataset.isCrypto(index),
+                                                  path: history.files[index].path, rows: history.files[index].rows)
+                                     })
 figures += streaming.figures
 notes += streaming.notes
 say("rules: \(size.rulesRows) rows as Kraken's ledgers.csv through the kraken-ledgers preset, against the same rows in the plain format")
