@@ -41,13 +41,7 @@ public struct JSONParser {
 
     /// The value in `bytes[range]` (whitespace around it allowed), nothing else there.
     public static func parse(_ bytes: [UInt8], in range: Range<Int>, maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        parser.index = range.lowerBound
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace(before: range.upperBound)
-        guard parser.index == range.upperBound else { throw parser.failure("unexpected data after the JSON value") }
-        return value
+        try value(in: bytes, range, keeping: nil, maxDepth: maxDepth)
     }
 
     /// The value in `bytes[range]`, its objects holding only the members named in `keeping`, at
@@ -55,6 +49,11 @@ public struct JSONParser {
     /// and neither checked nor kept. For an outside answer of which a few fields are used.
     public static func parse(_ bytes: [UInt8], in range: Range<Int>, keeping: Set<String>,
                              maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
+        try value(in: bytes, range, keeping: keeping, maxDepth: maxDepth)
+    }
+
+    /// The value in `bytes[range]`, all of it or (with `keeping`) only the members named.
+    private static func value(in bytes: [UInt8], _ range: Range<Int>, keeping: Set<String>?, maxDepth: Int) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.keeping = keeping
         parser.end = range.upperBound

@@ -51,8 +51,8 @@ func startLineServer(_ executable: String, _ arguments: [String]) throws -> Proc
 /// the C echo: the four servers and this thread on the first CPU, in alternating rounds of
 /// `runs` round trips.
 func nioFloorFigures(savingsBench: String, work: String, echo: (pid: pid_t, socket: LineSocket),
-                                daemon: (pid: pid_t, socket: LineSocket), line: [UInt8], rounds: Int, runs: Int,
-                                cpus: [Int]) throws -> [Figure] {
+                     daemon: (pid: pid_t, socket: LineSocket), line: [UInt8], rounds: Int, runs: Int,
+                     cpus: [Int]) throws -> [Figure] {
     let nioEcho = try startLineServer(savingsBench, ["--nio-echo", work + "/nio-echo.sock"])
     defer { nioEcho.terminate() }
     let blocking = try startLineServer(savingsBench, ["--blocking-ping", work + "/blocking-ping.sock"])

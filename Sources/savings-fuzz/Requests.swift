@@ -77,8 +77,9 @@ enum RequestsTarget {
         let read = JSONParser.forEachObject(of: bytes, in: 0..<bytes.count, named: named) { _, values in
             found.append(values.map { $0.flatMap { try? JSONParser.parse(bytes, in: $0) } })
         }
-        guard let full = try? JSONParser.parse(bytes), let items = full.arrayValue,
-              let objects = Optional(items.compactMap(\.objectValue)), objects.count == items.count else { return }
+        guard let items = (try? JSONParser.parse(bytes))?.arrayValue else { return }
+        let objects = items.compactMap(\.objectValue)
+        guard objects.count == items.count else { return }
         guard read else { finding("the named reading refused an array of objects the full parse read") }
         let expected = objects.map { object in named.names.map { object[$0] } }
         guard found == expected else { finding("the named reading found \(found), not \(expected)") }

@@ -145,8 +145,11 @@ enum ChainJSON {
         /// The member `key` (one of the names read), parsed; nil when absent.
         subscript(_ key: String) -> JSONValue? {
             get throws {
-                assert(names.index(of: key) != nil, "\(key) is not among the names read")
-                guard let slot = names.index(of: key), let range = values[slot] else { return nil }
+                guard let slot = names.index(of: key) else {
+                    assertionFailure("\(key) is not among the names read")
+                    return nil
+                }
+                guard let range = values[slot] else { return nil }
                 do {
                     return try JSONParser.parse(bytes, in: range)
                 } catch {
