@@ -138,7 +138,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(
             name: "SavingsDaemonTests",
-            dependencies: ["SavingsDaemon", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["SavingsDaemon", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

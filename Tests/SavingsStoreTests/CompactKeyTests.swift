@@ -152,6 +152,28 @@ import Testing
         }
         #expect(indexes == ["asset_transaction_by_key", "asset_transaction_by_ref", "asset_transaction_by_uuid"])
     }
+
+    /// A row without an external_id meets a stored row whose own external_id is that row's
+    /// content key, also when the rows before it in the file all have ids of their own (the
+    /// import asks whether the account holds such ids only once a row keyed by its content comes).
+    @Test func aContentKeyedRowAfterAChunkOfIDsMeetsAnIDThatIsItsKey() async throws {
+        let db = try SavingsDatabase.inMemory()
+        _ = try await db.createAsset(try NewAsset(name: "Bank", currency: "EUR", kind: "fiat", address: nil, notes: nil), now: now)
+        let key = ExternalKeys.contentKey(dateText: "2026-05-01T00:00:00.000Z", amountText: "7", note: "gift")
+        let first = NSTemporaryDirectory() + "keyed-\(UUID().uuidString).csv"
+        try "date,amount,note,external_id\n2026-05-02,1,other,\(key)\n".write(toFile: first, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: first) }
+        #expect(try await db.importTransactions(asset: "Bank", path: first, partial: false, now: now, timeZone: utc).inserted == 1)
+        // More rows with ids than one chunk holds, then the row the stored id is the key of.
+        let ids = (0..<(ImportChunk.capacity + 10)).map { "2026-04-01,1,row,id-\($0)" }
+        let second = NSTemporaryDirectory() + "keyed-\(UUID().uuidString).csv"
+        try (["date,amount,note,external_id"] + ids + ["2026-05-01,7,gift,"]).joined(separator: "\n").appending("\n")
+            .write(toFile: second, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: second) }
+        let again = try await db.importTransactions(asset: "Bank", path: second, partial: false, now: now, timeZone: utc)
+        #expect(again.inserted == ids.count && again.alreadyPresent == 1, "\(again)")
+        #expect(try await db.check().ok)
+    }
 }
 
 

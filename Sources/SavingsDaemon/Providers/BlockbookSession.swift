@@ -195,12 +195,16 @@ struct BlockbookSession: ChainSession {
                         ahead.append(fetch(account.path, page: next))
                         next += 1
                     }
-                    let known = read.count
-                    read.formUnion(fetched.transactions.map(\.txid))
-                    guard read.count > known || fetched.transactions.isEmpty else {
+                    // Room for the history the account says it has (at most `maxTransactions`):
+                    // grown a page at a time, the set hashed every txid again at each doubling.
+                    if read.isEmpty { read.reserveCapacity(fetched.total) }
+                    let fresh = fetched.transactions.filter { read.insert($0.txid).inserted }
+                    guard !fresh.isEmpty || fetched.transactions.isEmpty else {
                         throw ProviderFailure("page \(fetched.page) of the account repeats transactions already read")
                     }
-                    batch.transactions += fetched.transactions.filter { seen.insert($0.txid).inserted }
+                    // Several accounts (addresses) can share a transaction; one account's are
+                    // each taken once already (`read`).
+                    batch.transactions += single ? fresh : fresh.filter { seen.insert($0.txid).inserted }
                     (batch.page, batch.pages, batch.total) = (fetched.page, fetched.pages, fetched.total)
                 } while readAhead && ahead.first?.isReady == true && batch.page < batch.pages
                 guard try await body(batch) else { return }

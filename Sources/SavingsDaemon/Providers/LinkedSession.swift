@@ -71,7 +71,7 @@ extension ProviderHTTP {
             throw ProviderFailure("the service asked to wait (HTTP \(response.status.code))", retryAfter: wait)
         }
         return ServiceAnswer(status: Int(response.status.code), headers: answerHeaders,
-                             body: try await Self.collect(response.body, upTo: maxBody, deadline: deadline))
+                             body: try await Self.collect(response, upTo: maxBody, deadline: deadline))
     }
 
     /// A transport error in a few words, without the URL it may carry.

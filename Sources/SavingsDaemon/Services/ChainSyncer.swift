@@ -266,7 +266,9 @@ actor ChainSyncer {
             // A transaction that moves nothing for the set is not worth showing as pending.
             pending += split.pending.filter { $0.amount != 0 }
             for transaction in split.store {
-                confirmed.insert(transaction.txid)
+                // Only a walk after a listing has stored transactions it may remove (a first
+                // sync has none) and so needs to know which of them it found confirmed.
+                if remaining != nil { confirmed.insert(transaction.txid) }
                 if transaction.amount == 0 { zero.insert(transaction.txid) }
             }
         }

@@ -60,8 +60,10 @@ struct ImportChunk {
     /// Content-keyed rows dated after this cannot be stored yet; nil until the first flush.
     private var newestBefore: Int64?
     /// Whether the asset holds a row whose own external_id text has the form of a content
-    /// key, which a content-keyed row of the same key must also meet.
-    private var contentKeyTexts = false
+    /// key, which a content-keyed row of the same key must also meet; nil until a flush has a
+    /// content-keyed row (finding out reads every keyed row of the asset: a sync, whose rows
+    /// all have ids of their own, read its whole account again at every page).
+    private var contentKeyTexts: Bool?
 
     /// The INSERT statements used, by their rows and whether they are keyless (a cached
     /// statement is found by hashing its SQL, a full chunk's some 12 KB).
@@ -93,11 +95,14 @@ struct ImportChunk {
         if newestBefore == nil {
             newestBefore = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(date) FROM asset_transaction WHERE asset = ?"),
                                               arguments: [asset.ref]) ?? .min
+        }
+        if contentKeyTexts == nil, entries.contains(where: \.contentKeyed) {
             contentKeyTexts = try Bool.fetchOne(db.cachedStatement(sql: """
                 SELECT EXISTS (SELECT 1 FROM asset_transaction WHERE asset = ? AND external_key IS NOT NULL
                                   AND length(external_id) = \(ExternalKeys.contentKeyLength) AND external_id GLOB 'csv-*')
                 """), arguments: [asset.ref]) ?? true
         }
+        let keyTexts = contentKeyTexts ?? false
         // Rows already stored, by content: each keeps its place, with the ref it has.
         var present = [Int64?](repeating: nil, count: entries.count)
         let everyRow = entries.contains { $0.contentKeyed && !$0.derived }
@@ -109,13 +114,13 @@ struct ImportChunk {
                     present[index] = 0
                     continue
                 }
-            } else if entries[index].milliseconds > newestBefore!, !contentKeyTexts {
+            } else if entries[index].milliseconds > newestBefore!, !keyTexts {
                 continue
             }
             let entry = entries[index]
             present[index] = try ExternalKeys.findContent(asset: asset.ref, date: entry.milliseconds, amountText: entry.row.amountText,
                                                           note: entry.row.note, db)
-            if present[index] == nil, contentKeyTexts { present[index] = try ExternalKeys.find(entry.key, asset: asset.ref, db) }
+            if present[index] == nil, keyTexts { present[index] = try ExternalKeys.find(entry.key, asset: asset.ref, db) }
         }
         let fresh = entries.count - present.count { $0 != nil }
         var next = fresh > 0 ? try block.take(fresh, db) : 0
