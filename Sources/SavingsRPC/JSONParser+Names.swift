@@ -34,10 +34,13 @@ extension JSONParser {
         parser.index += 1
         parser.skipWhitespace(before: end)
         if parser.index < end, bytes[parser.index] == UInt8(ascii: "]") { return true }
+        // One array of values for the list, filled again for each element (unshared again once
+        // `body` has returned, unless it kept it).
+        var values = [Range<Int>?](repeating: nil, count: names.utf8.count)
         while true {
             parser.skipWhitespace(before: end)
             let start = parser.index
-            guard let values = parser.namedMembers(names, before: end) else { return false }
+            guard parser.namedMembers(names, into: &values, before: end) else { return false }
             try body(start..<parser.index, values)
             parser.skipWhitespace(before: end)
             guard parser.index < end else { return false }
@@ -46,35 +49,36 @@ extension JSONParser {
         }
     }
 
-    /// Reads the object at `index` to its end, keeping where the named members' values lie.
-    private mutating func namedMembers(_ names: Names, before end: Int) -> [Range<Int>?]? {
-        guard index < end, bytes[index] == UInt8(ascii: "{") else { return nil }
+    /// Reads the object at `index` to its end, keeping in `values` where the named members'
+    /// values lie (nil for those absent). False when it is no object.
+    private mutating func namedMembers(_ names: Names, into values: inout [Range<Int>?], before end: Int) -> Bool {
+        guard index < end, bytes[index] == UInt8(ascii: "{") else { return false }
         index += 1
-        var values = [Range<Int>?](repeating: nil, count: names.utf8.count)
+        for slot in values.indices { values[slot] = nil }
         skipWhitespace(before: end)
         if index < end, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return values
+            return true
         }
         while true {
             skipWhitespace(before: end)
-            guard index < end, bytes[index] == UInt8(ascii: "\""), let slot = namedKey(names, before: end) else { return nil }
+            guard index < end, bytes[index] == UInt8(ascii: "\""), let slot = namedKey(names, before: end) else { return false }
             skipWhitespace(before: end)
-            guard index < end, bytes[index] == UInt8(ascii: ":") else { return nil }
+            guard index < end, bytes[index] == UInt8(ascii: ":") else { return false }
             index += 1
             skipWhitespace(before: end)
             let start = index
-            guard skipValue(before: end), index > start else { return nil }
+            guard skipValue(before: end), index > start else { return false }
             if let slot, values[slot] == nil { values[slot] = start..<index }
             skipWhitespace(before: end)
-            guard index < end else { return nil }
+            guard index < end else { return false }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
                 continue
             }
-            guard bytes[index] == UInt8(ascii: "}") else { return nil }
+            guard bytes[index] == UInt8(ascii: "}") else { return false }
             index += 1
-            return values
+            return true
         }
     }
 

@@ -185,12 +185,14 @@ enum ChainJSON {
     /// A transaction id as the chain writes it: 64 hex digits (`0x` first on Ethereum). Anything
     /// else is refused: the id is stored, shown and put into later requests' URLs.
     static func txid(_ value: JSONValue?, chain: Chain) throws -> String {
-        guard let text = value?.stringValue else { throw ProviderFailure("a transaction has no txid") }
-        let digits = chain == .ethereum && text.hasPrefix("0x") ? text.utf8.dropFirst(2) : text.utf8[...]
-        guard chain != .ethereum || text.hasPrefix("0x"), digits.count == 64,
-              digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46) }) else {
-            throw ProviderFailure("a txid is not \(chain == .ethereum ? "0x and " : "")64 hex digits")
+        guard var text = value?.stringValue else { throw ProviderFailure("a transaction has no txid") }
+        let prefix = chain == .ethereum ? 2 : 0
+        // Checked on its bytes where they lie (a walk checks one for every transaction).
+        let valid = text.withUTF8 { bytes in
+            bytes.count == prefix + 64 && (prefix == 0 || (bytes[0] == UInt8(ascii: "0") && bytes[1] == UInt8(ascii: "x")))
+                && bytes[prefix...].allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46) }
         }
+        guard valid else { throw ProviderFailure("a txid is not \(chain == .ethereum ? "0x and " : "")64 hex digits") }
         return text
     }
 
