@@ -26,26 +26,33 @@ extension JSONParser {
     /// `members(of:in:)` does. False when the text is not an array of objects.
     public static func forEachObject(of bytes: [UInt8], in range: Range<Int>, named names: Names,
                                      _ body: (_ element: Range<Int>, _ values: [Range<Int>?]) throws -> Void) rethrows -> Bool {
-        let end = range.upperBound
+        try forEachObject(of: bytes, from: range.lowerBound, before: range.upperBound, named: names, body) != nil
+    }
+
+    /// `forEachObject(of:in:named:_:)` over the array that starts at `start`, where it ends not
+    /// known yet (`end` bounds it): the index after the array, or nil when the text there is not
+    /// an array of objects.
+    public static func forEachObject(of bytes: [UInt8], from start: Int, before end: Int, named names: Names,
+                                     _ body: (_ element: Range<Int>, _ values: [Range<Int>?]) throws -> Void) rethrows -> Int? {
         var parser = JSONParser(bytes: bytes, maxDepth: defaultMaxDepth)
-        parser.index = range.lowerBound
+        parser.index = start
         parser.skipWhitespace(before: end)
-        guard parser.index < end, bytes[parser.index] == UInt8(ascii: "[") else { return false }
+        guard parser.index < end, bytes[parser.index] == UInt8(ascii: "[") else { return nil }
         parser.index += 1
         parser.skipWhitespace(before: end)
-        if parser.index < end, bytes[parser.index] == UInt8(ascii: "]") { return true }
+        if parser.index < end, bytes[parser.index] == UInt8(ascii: "]") { return parser.index + 1 }
         // One array of values for the list, filled again for each element (unshared again once
         // `body` has returned, unless it kept it).
         var values = [Range<Int>?](repeating: nil, count: names.utf8.count)
         while true {
             parser.skipWhitespace(before: end)
             let start = parser.index
-            guard parser.namedMembers(names, into: &values, before: end) else { return false }
+            guard parser.namedMembers(names, into: &values, before: end) else { return nil }
             try body(start..<parser.index, values)
             parser.skipWhitespace(before: end)
-            guard parser.index < end else { return false }
+            guard parser.index < end else { return nil }
             if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-            return bytes[parser.index] == UInt8(ascii: "]")
+            return bytes[parser.index] == UInt8(ascii: "]") ? parser.index + 1 : nil
         }
     }
 

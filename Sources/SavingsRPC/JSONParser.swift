@@ -297,7 +297,17 @@ extension JSONParser {
     /// text is not an object of that shape. The values are skipped, not checked: whoever needs
     /// one parses it.
     public static func members(of bytes: [UInt8], in range: Range<Int>? = nil) -> [(key: String, value: Range<Int>)]? {
+        members(of: bytes, in: range, reading: nil) { _ in nil }
+    }
+
+    /// `members(of:in:)`, the value of the first member named `key` read where it lies by `read`
+    /// instead of stepped over (a long list read in the same pass, not stepped over first and
+    /// read after): `read` gets where the value starts and returns where it ends (nil: the text
+    /// is refused).
+    public static func members(of bytes: [UInt8], in range: Range<Int>? = nil, reading key: String?,
+                               _ read: (_ start: Int) throws -> Int?) rethrows -> [(key: String, value: Range<Int>)]? {
         let range = range ?? 0..<bytes.count
+        var reading = key
         var parser = JSONParser(bytes: bytes, maxDepth: defaultMaxDepth)
         parser.index = range.lowerBound
         parser.skipWhitespace()
@@ -314,7 +324,13 @@ extension JSONParser {
             parser.index += 1
             parser.skipWhitespace()
             let start = parser.index
-            guard parser.skipValue(before: range.upperBound) else { return nil }
+            if let wanted = reading, key == wanted {
+                reading = nil
+                guard let end = try read(start), end > start, end <= range.upperBound else { return nil }
+                parser.index = end
+            } else {
+                guard parser.skipValue(before: range.upperBound) else { return nil }
+            }
             members.append((key, start..<parser.index))
             parser.skipWhitespace()
             guard parser.index < range.upperBound else { return nil }

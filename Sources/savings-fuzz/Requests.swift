@@ -7,7 +7,9 @@ import SavingsRPC
 /// place) must answer exactly as the full path does, and whatever validates must serialize to
 /// JSON that parses again. The parse keeping only some members (a provider's page) must keep,
 /// of any text the full parse reads, exactly that tree without the other members; reading an
-/// array's objects by named members must find each where the full parse does.
+/// array's objects by named members must find each where the full parse does, and reading one
+/// member's list in the same pass as the members (a page's transactions) must find what finding
+/// the members first and reading the list after finds.
 enum RequestsTarget {
     static let target = FuzzTarget("requests", prepare: { _ = dispatcher }, run: run)
 
@@ -42,6 +44,7 @@ enum RequestsTarget {
             decodeAndValidate(bytes)
             keepingAgrees(bytes)
             namedAgrees(bytes)
+            readingInPlaceAgrees(bytes)
             if let immediate = dispatcher.handleImmediately(line: bytes) {
                 let full = blocking { await dispatcher.handle(line: bytes, context: CallContext(connectionID: 1)) }
                 guard full == immediate else {
@@ -83,6 +86,29 @@ enum RequestsTarget {
         guard read else { finding("the named reading refused an array of objects the full parse read") }
         let expected = objects.map { object in named.names.map { object[$0] } }
         guard found == expected else { finding("the named reading found \(found), not \(expected)") }
+    }
+
+    /// Reading the list of one member (`params`) in the same pass as the object's members must
+    /// give the members and the list's objects that finding the members first and reading the
+    /// list after gives, and refuse what that refuses.
+    static func readingInPlaceAgrees(_ bytes: [UInt8]) {
+        var inPlace: [[Range<Int>?]] = []
+        let members = JSONParser.members(of: bytes, reading: "params") { start in
+            JSONParser.forEachObject(of: bytes, from: start, before: bytes.count, named: named) { _, values in inPlace.append(values) }
+        }
+        var after: [[Range<Int>?]] = []
+        let found = JSONParser.members(of: bytes)
+        let listed = found?.first { $0.key == "params" }.map { member in
+            JSONParser.forEachObject(of: bytes, in: member.value, named: named) { _, values in after.append(values) }
+        } ?? true
+        guard let found, listed else {
+            guard members == nil else { finding("reading in place accepted what reading after refused") }
+            return
+        }
+        guard let members else { finding("reading in place refused what reading after read") }
+        guard members.map(\.key) == found.map(\.key), members.map(\.value) == found.map(\.value), inPlace == after else {
+            finding("reading in place found \(members) and \(inPlace), not \(found) and \(after)")
+        }
     }
 
     /// What the full path does before it calls a handler: parse, decode, validate.

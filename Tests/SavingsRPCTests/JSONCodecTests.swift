@@ -52,6 +52,31 @@ import Testing
         #expect(!JSONParser.forEachObject(of: pair, in: 0..<7, named: names) { _, _ in })
     }
 
+    /// One member's list read in the same pass as the object's members: the members as
+    /// `members(of:)` finds them, the list's objects as reading it after does; the first of two
+    /// members of that name is the one read; a list that is not one of objects refuses the text.
+    @Test func readingAListInThePassOverItsObject() throws {
+        let names = JSONParser.Names(["txid"])
+        let text = Array(#"{"page":1,"transactions":[{"txid":"a"},{"txid":"b","x":[]}],"txs":2,"transactions":[{"txid":"c"}]}"#.utf8)
+        var read: [String] = []
+        let members = JSONParser.members(of: text, reading: "transactions") { start in
+            JSONParser.forEachObject(of: text, from: start, before: text.count, named: names) { _, values in
+                read.append(try! JSONParser.parse(text, in: values[0]!).stringValue!)
+            }
+        }
+        #expect(read == ["a", "b"])
+        #expect(members.map { $0.map(\.key) } == ["page", "transactions", "txs", "transactions"])
+        #expect(members.map { $0.map(\.value) } == JSONParser.members(of: text).map { $0.map(\.value) })
+        for broken in [#"{"transactions":[1],"txs":2}"#, #"{"transactions":{"txid":"a"}}"#, #"{"transactions":[{"txid":"a"}}"#,
+                       #"{"transactions":[{"txid":"a"}],"txs"}"#] {
+            let bytes = Array(broken.utf8)
+            let refused = JSONParser.members(of: bytes, reading: "transactions") { start in
+                JSONParser.forEachObject(of: bytes, from: start, before: bytes.count, named: names) { _, _ in }
+            }
+            #expect(refused == nil, "\(broken)")
+        }
+    }
+
     @Test func stringsDecodeEscapesAndSurrogates() throws {
         let value = try JSONParser.parse(#"["a\"b\\c\/\n\t", "\u00e9\ud83d\ude00", "plain é"]"#)
         #expect(value == .array([.string("a\"b\\c/\n\t"), .string("é😀"), .string("plain é")]))

@@ -237,12 +237,15 @@ struct BlockbookSession: ChainSession {
         PageFetch {
             let bytes = try await http.get(url(path, details: "txs", page: page))
             return try await OffPool.run {
-                let answer = try ChainJSON.Object(bytes, what: "account")
                 var transactions: [ChainTransaction] = []
+                let answer: ChainJSON.Object
                 if target.chain == .ethereum {
+                    answer = try ChainJSON.Object(bytes, what: "account")
                     try answer.forEach(in: "transactions", keeping: Self.ethereumFields) { transactions.append(try ethereumTransaction($0)) }
                 } else {
-                    try answer.forEachObject(in: "transactions", named: Self.utxoNames) { transactions.append(try utxoTransaction($0)) }
+                    answer = try ChainJSON.Object(bytes, what: "account", reading: "transactions", named: Self.utxoNames) {
+                        transactions.append(try utxoTransaction($0))
+                    }
                 }
                 let (pages, total) = try Self.pageCount(answer, maxTransactions: maxTransactions)
                 let number = try ChainJSON.count(answer["page"], "page", in: 1...Self.maxPages(maxTransactions)) ?? page

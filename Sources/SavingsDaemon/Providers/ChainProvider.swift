@@ -92,6 +92,22 @@ enum ChainJSON {
 
         init(_ bytes: [UInt8], what: String) throws {
             guard let found = JSONParser.members(of: bytes) else { throw ProviderFailure("the \(what) answer is not a JSON object") }
+            self.init(bytes, what: what, found)
+        }
+
+        /// The answer's top-level members, the objects of the list `key` holds read in the same
+        /// pass: each handed to `body` as the `Members` `names` names (a page's transactions are
+        /// stepped over once, not once to find the list and again to read it).
+        init(_ bytes: [UInt8], what: String, reading key: String, named names: JSONParser.Names, _ body: (Members) throws -> Void) throws {
+            let list = "\(key) in the \(what)"
+            let found = try JSONParser.members(of: bytes, reading: key) { start in
+                try Members.forEach(bytes, from: start, before: bytes.count, named: names, what: list, body)
+            }
+            guard let found else { throw ProviderFailure("the \(what) answer is not a JSON object") }
+            self.init(bytes, what: what, found)
+        }
+
+        private init(_ bytes: [UInt8], what: String, _ found: [(key: String, value: Range<Int>)]) {
             self.bytes = bytes
             self.what = what
             members = Dictionary(found.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
@@ -106,13 +122,6 @@ enum ChainJSON {
                     throw ProviderFailure("\(key) in the \(what) answer is not JSON")
                 }
             }
-        }
-
-        /// The objects of the list `key` holds, each handed to `body` unparsed, as the `Members`
-        /// `names` names (read in one pass over the list).
-        func forEachObject(in key: String, named names: JSONParser.Names, _ body: (Members) throws -> Void) throws {
-            guard let range = members[key] else { return }
-            try Members.forEach(bytes, range, named: names, what: "\(key) in the \(what)", body)
         }
 
         /// The elements of the list `key` holds, each handed to `body` as it is parsed.
@@ -130,16 +139,26 @@ enum ChainJSON {
         let bytes: [UInt8]
         let names: JSONParser.Names
         let values: [Range<Int>?]
-        let what: String
+        /// What the list is, for a message (made into text only for one: a page has thousands of
+        /// inputs and outputs).
+        let what: () -> String
 
         /// Reads each object of the list `bytes[range]` with the members `names` names.
-        static func forEach(_ bytes: [UInt8], _ range: Range<Int>, named names: JSONParser.Names, what: String,
+        static func forEach(_ bytes: [UInt8], _ range: Range<Int>, named names: JSONParser.Names, what: @autoclosure @escaping () -> String,
                             _ body: (Members) throws -> Void) throws {
-            let read = try JSONParser.forEachObject(of: bytes, in: range, named: names) { element, values in
-                guard element.count <= maxTransactionBytes else { throw ProviderFailure("an element of \(what) answer is larger than \(maxTransactionBytes) bytes") }
+            _ = try forEach(bytes, from: range.lowerBound, before: range.upperBound, named: names, what: what(), body)
+        }
+
+        /// Reads each object of the list that starts at `start` (and ends before `end`), with the
+        /// members `names` names; returns where the list ends.
+        static func forEach(_ bytes: [UInt8], from start: Int, before end: Int, named names: JSONParser.Names,
+                            what: @autoclosure @escaping () -> String, _ body: (Members) throws -> Void) throws -> Int {
+            let read = try JSONParser.forEachObject(of: bytes, from: start, before: end, named: names) { element, values in
+                guard element.count <= maxTransactionBytes else { throw ProviderFailure("an element of \(what()) answer is larger than \(maxTransactionBytes) bytes") }
                 try body(Members(bytes: bytes, names: names, values: values, what: what))
             }
-            guard read else { throw ProviderFailure("\(what) answer is not a JSON list of objects") }
+            guard let read else { throw ProviderFailure("\(what()) answer is not a JSON list of objects") }
+            return read
         }
 
         /// The member `key` (one of the names read), parsed; nil when absent.
@@ -153,7 +172,7 @@ enum ChainJSON {
                 do {
                     return try JSONParser.parse(bytes, in: range)
                 } catch {
-                    throw ProviderFailure("\(key) in \(what) answer is not JSON")
+                    throw ProviderFailure("\(key) in \(what()) answer is not JSON")
                 }
             }
         }
@@ -161,7 +180,8 @@ enum ChainJSON {
         /// Each object of the list `key` holds (none when it is absent), with the members `names` names.
         func forEachObject(_ key: String, named names: JSONParser.Names, _ body: (Members) throws -> Void) throws {
             guard let slot = self.names.index(of: key), let range = values[slot] else { return }
-            try Self.forEach(bytes, range, named: names, what: "\(key) in \(what)", body)
+            let what = what
+            try Self.forEach(bytes, range, named: names, what: "\(key) in \(what())", body)
         }
     }
 
