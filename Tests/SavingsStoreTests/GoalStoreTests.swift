@@ -99,6 +99,24 @@ import Testing
         try db.close()
     }
 
+    /// A chain page is stored while its asset is watched, and refused whole once it is not.
+    @Test func aChainPageIsRefusedOnceTheAssetStopsWatching() async throws {
+        let db = try SavingsDatabase.inMemory()
+        let now = Date(timeIntervalSince1970: 1_795_000_000), utc = TimeZone(identifier: "UTC")!
+        let asset = try await db.createAsset(try NewAsset(name: "Cold", currency: "BTC", kind: "crypto", address: nil, notes: nil), now: now)
+        let target = try WatchTarget(chain: .bitcoin, xpub: nil, addresses: ["bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"], token: nil)
+        _ = try await db.watch(asset: "Cold", target: target, now: now)
+        func page(_ digit: Character) -> [ChainTransaction] {
+            [ChainTransaction(txid: String(repeating: digit, count: 64), amount: 0.5, blockTime: now.addingTimeInterval(-600), confirmations: 3)]
+        }
+        #expect(try await db.storeChainTransactions(assetID: asset.id, page("a"), cursor: "count=2;page=2", now: now, timeZone: utc) == 1)
+        _ = try await db.unwatch(asset: "Cold")
+        await #expect(throws: DomainError.self) {
+            try await db.storeChainTransactions(assetID: asset.id, page("b"), cursor: nil, now: now, timeZone: utc)
+        }
+        #expect(try await db.chainTransactions(assetID: asset.id).keys.sorted() == [String(repeating: "a", count: 64)])
+    }
+
     /// An import's page cache is sized by its file while it writes, and given back after: the
     /// writer's cache is SQLite's default again, whether the import was stored or refused.
     @Test func anImportsLargerCacheIsGivenBack() async throws {

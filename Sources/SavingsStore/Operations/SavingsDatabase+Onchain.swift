@@ -100,7 +100,10 @@ extension SavingsDatabase {
         let now = Timestamp.truncatedToMilliseconds(now)
         return try await bulkWrite(durable: false) { db -> BulkWriteOutcome<Int> in
             guard let asset = try AssetRecord.fetchOne(db, key: StoreKey.id(assetID)) else { throw DomainError.notFound("asset", assetID.uuidString) }
-            guard try Self.watch(assetID: asset.id, db) != nil else {
+            // Whether it is still watched, without reading the watch (which decodes and checks
+            // its key again, at every page).
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM asset_watch WHERE asset_id = ?)"),
+                                    arguments: [asset.id]) == true else {
                 throw DomainError(.invalidState, "'\(asset.name)' stopped watching during the sync")
             }
             // A transaction that nets to nothing for the set (a consolidation paying no fee
