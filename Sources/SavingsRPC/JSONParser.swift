@@ -71,7 +71,7 @@ public struct JSONParser {
 
     private func failure(_ message: String) -> Failure { Failure(message: message, offset: index) }
 
-    private mutating func skipWhitespace() { skipWhitespace(before: bytes.count) }
+    mutating func skipWhitespace() { skipWhitespace(before: bytes.count) }
 
     mutating func skipWhitespace(before end: Int) {
         while index < end {
@@ -288,126 +288,5 @@ public struct JSONParser {
         }
         guard let scalar = Unicode.Scalar(first) else { throw failure("unpaired surrogate in \\u escape") }
         return scalar
-    }
-}
-
-extension JSONParser {
-    /// The members of the object `bytes[range]` holds, each key with where its value lies,
-    /// without reading the values (they can be parsed one by one, or not at all); nil when the
-    /// text is not an object of that shape. The values are skipped, not checked: whoever needs
-    /// one parses it.
-    public static func members(of bytes: [UInt8], in range: Range<Int>? = nil) -> [(key: String, value: Range<Int>)]? {
-        members(of: bytes, in: range, reading: nil) { _ in nil }
-    }
-
-    /// `members(of:in:)`, the value of the first member named `key` read where it lies by `read`
-    /// instead of stepped over (a long list read in the same pass, not stepped over first and
-    /// read after): `read` gets where the value starts and returns where it ends (nil: the text
-    /// is refused).
-    public static func members(of bytes: [UInt8], in range: Range<Int>? = nil, reading key: String?,
-                               _ read: (_ start: Int) throws -> Int?) rethrows -> [(key: String, value: Range<Int>)]? {
-        let range = range ?? 0..<bytes.count
-        var reading = key
-        var parser = JSONParser(bytes: bytes, maxDepth: defaultMaxDepth)
-        parser.index = range.lowerBound
-        parser.skipWhitespace()
-        guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
-        parser.index += 1
-        var members: [(key: String, value: Range<Int>)] = []
-        parser.skipWhitespace()
-        if parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "}") { return members }
-        while true {
-            parser.skipWhitespace()
-            guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "\""), let key = try? parser.parseString() else { return nil }
-            parser.skipWhitespace()
-            guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: ":") else { return nil }
-            parser.index += 1
-            parser.skipWhitespace()
-            let start = parser.index
-            if let wanted = reading, key == wanted {
-                reading = nil
-                guard let end = try read(start), end > start, end <= range.upperBound else { return nil }
-                parser.index = end
-            } else {
-                guard parser.skipValue(before: range.upperBound) else { return nil }
-            }
-            members.append((key, start..<parser.index))
-            parser.skipWhitespace()
-            guard parser.index < range.upperBound else { return nil }
-            if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-            if bytes[parser.index] == UInt8(ascii: "}") { return members }
-            return nil
-        }
-    }
-
-    /// Where each element of the array `bytes[range]` holds lies, without reading them (each can
-    /// be parsed on its own and dropped, so a long list never becomes one tree); nil when the
-    /// text is not an array. As with `members`, the elements are skipped, not checked.
-    public static func elements(of bytes: [UInt8], in range: Range<Int>? = nil) -> [Range<Int>]? {
-        let range = range ?? 0..<bytes.count
-        var parser = JSONParser(bytes: bytes, maxDepth: defaultMaxDepth)
-        parser.index = range.lowerBound
-        parser.skipWhitespace()
-        guard parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "[") else { return nil }
-        parser.index += 1
-        var elements: [Range<Int>] = []
-        parser.skipWhitespace()
-        if parser.index < range.upperBound, bytes[parser.index] == UInt8(ascii: "]") { return elements }
-        while true {
-            parser.skipWhitespace()
-            let start = parser.index
-            guard start < range.upperBound, parser.skipValue(before: range.upperBound), parser.index > start else { return nil }
-            elements.append(start..<parser.index)
-            parser.skipWhitespace()
-            guard parser.index < range.upperBound else { return nil }
-            if bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-            if bytes[parser.index] == UInt8(ascii: "]") { return elements }
-            return nil
-        }
-    }
-
-    /// Moves past one value: a string to its closing quote, an object or array to its matching
-    /// bracket (strings inside skipped whole), anything else to the next delimiter.
-    mutating func skipValue(before end: Int) -> Bool {
-        let start = index
-        let (reached, complete) = bytes.withUnsafeBufferPointer { buffer -> (Int, Bool) in
-            var index = start, depth = 0
-            while index < end {
-                switch buffer[index] {
-                case UInt8(ascii: "\""):
-                    // To the next quote not escaped (after an even run of backslashes).
-                    var from = index + 1
-                    while true {
-                        guard from < end, let found = memchr(buffer.baseAddress! + from, Int32(UInt8(ascii: "\"")), end - from) else {
-                            return (end, false)
-                        }
-                        let quote = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                        var backslashes = 0
-                        while quote - backslashes - 1 > index, buffer[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
-                        from = quote + 1
-                        if backslashes % 2 == 0 { break }
-                    }
-                    index = from
-                    if depth == 0 { return (index, true) }
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                    index += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    // At depth 0 it closes the object around: a number or literal ended there.
-                    guard depth > 0 else { return (index, index > start) }
-                    depth -= 1
-                    index += 1
-                    if depth == 0 { return (index, true) }
-                case UInt8(ascii: ","), 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ":"):
-                    if depth == 0 { return (index, true) }
-                    index += 1
-                default:
-                    index += 1
-                }
-            }
-            return (index, depth == 0)
-        }
-        index = reached
-        return complete
     }
 }
